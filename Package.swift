@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Kith: one executable over four layers.
+//   KithHTTP     the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
+//   KithStorage  SQLite: connections, binding interpolation, migrations, backup
+//   KithTemplates  HTML values that escape by default (the Templates/ folder)
+//   KithApp      the product, sliced by feature; `makeApp(config)` builds it
+// C libraries come from Debian -dev packages as system-library targets.
+let package = Package(
+    name: "Kith",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "kith", targets: ["kith"]),
+        .executable(name: "kith-bench", targets: ["kith-bench"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
+        // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
+        .target(name: "CKithShim", path: "Sources/CKithShim"),
+
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto"], path: "Sources/KithHTTP"),
+        .target(name: "KithStorage", dependencies: ["CSQLite", "CKithShim"], path: "Sources/KithStorage"),
+        .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
+        .target(
+            name: "KithApp",
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "CCrypto"],
+            path: "Sources/KithApp"
+        ),
+        .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
+        // TechEmpower "plaintext" and "Fortunes" on the same layers, for `make bench`.
+        .executableTarget(
+            name: "kith-bench",
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates"],
+            path: "Sources/kith-bench"
+        ),
+
+        // Raw-socket client, temporary directories: shared by the test targets.
+        .target(name: "KithTestSupport", dependencies: ["KithHTTP"], path: "Tests/KithTestSupport"),
+        .testTarget(
+            name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
+        .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
+        .testTarget(
+            name: "KithAppTests",
+            dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithTestSupport"],
+            path: "Tests/KithAppTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,129 @@
+import Glibc
+
+/// Everything `kith` can be told, from flags or `KITH_*` environment
+/// variables (flags win). `kith --help` prints `CommandLine.usage`.
+public struct KithConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Holds `kith.sqlite` and, later, `media/`.
+    public var dataDirectory = "./data"
+    /// The public address people use. Absolute links, the expected `Origin`
+    /// and `Secure` cookies derive from it. Defaults to `http://HOST:PORT`.
+    public var baseURL: String?
+    /// Where `Public/` and `Migrations/` are; found automatically when nil.
+    public var root: String?
+    /// Development mode: the styleguide is served and errors are not hidden from the log.
+    public var development = false
+    public var eventLoops = 2
+    public var workers = 16
+    public var logRequests = true
+
+    public init() {}
+
+    public var effectiveBaseURL: String {
+        if let baseURL, !baseURL.isEmpty { return baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shownHost):\(port)"
+    }
+
+    public var databasePath: String { dataDirectory + "/kith.sqlite" }
+}
+
+/// What the command line asked for.
+public enum KithCommand: Sendable, Equatable {
+    case serve
+    case migrate
+    case backup(destination: String)
+    case help
+}
+
+public struct UsageError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ message: String) { description = message }
+}
+
+public enum CommandLineParser {
+    public static let usage = """
+        kith — small groups sharing occasions, plate games and tallies.
+
+        Usage:
+          kith [serve] [options]     serve Kith (the default)
+          kith migrate [options]     apply pending database migrations and exit
+          kith backup FILE [options] write a consistent copy of the database to FILE,
+                                     safe while the server runs
+          kith --help                this text
+
+        Options (environment variable in brackets):
+          --host HOST        address to listen on [KITH_HOST] (127.0.0.1)
+          --port PORT        port to listen on, 0 for any free one [KITH_PORT] (8080)
+          --data DIR         data directory: kith.sqlite, media/ [KITH_DATA] (./data)
+          --base-url URL     public URL, e.g. https://kith.example.org [KITH_BASE_URL]
+                             (http://HOST:PORT)
+          --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
+                             (found beside the executable when not given)
+          --dev              development mode: /styleguide and verbose errors [KITH_DEV=1]
+          --event-loops N    I/O threads [KITH_EVENT_LOOPS] (2)
+          --workers N        handler threads [KITH_WORKERS] (16)
+          --quiet            no per-request log lines [KITH_LOG=0]
+        """
+
+    public static func parse(_ arguments: [String], environment: [String: String]) throws -> (KithCommand, KithConfiguration) {
+        var config = KithConfiguration()
+        if let value = environment["KITH_HOST"] { config.host = value }
+        if let value = environment["KITH_PORT"] { config.port = try port(value) }
+        if let value = environment["KITH_DATA"] { config.dataDirectory = value }
+        if let value = environment["KITH_BASE_URL"] { config.baseURL = try baseURL(value) }
+        if let value = environment["KITH_ROOT"] { config.root = value }
+        if let value = environment["KITH_DEV"] { config.development = value == "1" || value == "true" }
+        if let value = environment["KITH_EVENT_LOOPS"] { config.eventLoops = try count(value, "KITH_EVENT_LOOPS") }
+        if let value = environment["KITH_WORKERS"] { config.workers = try count(value, "KITH_WORKERS") }
+        if let value = environment["KITH_LOG"] { config.logRequests = !(value == "0" || value == "false") }
+
+        var command: KithCommand?
+        var rest = arguments[...]
+        func value(for flag: String) throws -> String {
+            guard let next = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return next
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "serve" where command == nil: command = .serve
+            case "migrate" where command == nil: command = .migrate
+            case "backup" where command == nil:
+                guard let destination = rest.popFirst(), !destination.hasPrefix("--") else {
+                    throw UsageError("backup needs a destination file: kith backup FILE")
+                }
+                command = .backup(destination: destination)
+            case "--help", "-h", "help": return (.help, config)
+            case "--host": config.host = try value(for: argument)
+            case "--port": config.port = try port(try value(for: argument))
+            case "--data": config.dataDirectory = try value(for: argument)
+            case "--base-url": config.baseURL = try baseURL(try value(for: argument))
+            case "--root": config.root = try value(for: argument)
+            case "--dev": config.development = true
+            case "--event-loops": config.eventLoops = try count(try value(for: argument), argument)
+            case "--workers": config.workers = try count(try value(for: argument), argument)
+            case "--quiet": config.logRequests = false
+            default: throw UsageError("unknown argument: \(argument) (see kith --help)")
+            }
+        }
+        return (command ?? .serve, config)
+    }
+
+    private static func port(_ text: String) throws -> Int {
+        guard let value = Int(text), (0...65535).contains(value) else { throw UsageError("not a port number: \(text)") }
+        return value
+    }
+
+    private static func count(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text), (1...1024).contains(value) else { throw UsageError("\(name) takes a number from 1 to 1024") }
+        return value
+    }
+
+    private static func baseURL(_ text: String) throws -> String {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://"), !text.contains(" ") else {
+            throw UsageError("the base URL must start with http:// or https://: \(text)")
+        }
+        return text
+    }
+}

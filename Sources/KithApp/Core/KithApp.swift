@@ -1,0 +1,145 @@
+import Glibc
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// The application: database, assets and routes, answering the engine.
+/// `makeApp` is the one way to build it, for `kith serve` and for tests alike.
+public final class KithApp: HTTPResponder {
+    public let configuration: KithConfiguration
+    public let database: Database
+    public let assets: StaticFiles
+    public let logger: Logger
+    let router: Router<RequestContext>
+
+    init(configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger) {
+        self.configuration = configuration
+        self.database = database
+        self.assets = assets
+        self.logger = logger
+        let router = Router<RequestContext>(makeContext: { RequestContext(request: $0) })
+        self.router = router
+        // Every feature adds its routes here, in one visible list.
+        SystemRoutes.register(on: router, app: self)
+        HomeRoutes.register(on: router, app: self)
+    }
+
+    /// Page frame inputs for a request.
+    func pageContext(flash: [Flash] = []) -> PageContext {
+        let assets = self.assets
+        return PageContext(assetURL: { assets.url($0) }, flash: flash)
+    }
+
+    func page(_ html: HTML, status: HTTPStatus = .ok) -> Response {
+        var response = Response.bytes(html.bytes, contentType: "text/html; charset=utf-8", status: status)
+        response.headers.add("Cache-Control", "no-store")
+        return response
+    }
+
+    // MARK: HTTPResponder
+
+    public func decide(method: HTTPMethod, path: String) -> RouteDecision {
+        router.decide(method: method, path: path)
+    }
+
+    public func respond(to request: Request) -> Response {
+        do {
+            return try router.handle(request)
+        } catch let error as HTTPError {
+            if let cause = error.cause { logCause(cause, request: request, status: error.status) }
+            return errorResponse(error, head: request.head)
+        } catch {
+            logCause(error, request: request, status: .internalServerError)
+            return errorResponse(.internal(error), head: request.head)
+        }
+    }
+
+    public func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {
+        let html = ErrorPage.render(
+            status: error.status.code, title: ErrorPage.title(for: error.status.code), message: error.message,
+            context: pageContext())
+        var response = page(html, status: error.status)
+        for (name, value) in error.headers { response.headers.add(name, value) }
+        return response
+    }
+
+    private func logCause(_ cause: any Error, request: Request, status: HTTPStatus) {
+        logger.log([
+            "level": status.code >= 500 ? "error" : "warn",
+            "route": request.route.pattern.description,
+            "status": String(status.code),
+            "cause": String(describing: cause),
+        ])
+    }
+
+    /// Headers on every response. The CSP allows no inline script; media and
+    /// image sources allow `blob:` for recording and photo previews.
+    static func securityHeaders() -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+                + "media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+                + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+        headers.add("X-Content-Type-Options", "nosniff")
+        headers.add("Referrer-Policy", "strict-origin-when-cross-origin")
+        headers.add("Cross-Origin-Opener-Policy", "same-origin")
+        headers.add("Permissions-Policy", "camera=(self), microphone=(self), geolocation=(), interest-cohort=()")
+        return headers
+    }
+}
+
+/// Per-request state handed to every handler. The accounts feature adds the
+/// session, the user and the CSRF token here.
+public struct RequestContext: Sendable {
+    public let request: Request
+}
+
+public enum AppStartError: Error, CustomStringConvertible {
+    case dataDirectory(String, Int32)
+    case database(any Error)
+
+    public var description: String {
+        switch self {
+        case .dataDirectory(let path, let code): "cannot create the data directory \(path): \(String(cString: strerror(code)))"
+        case .database(let error): "database: \(error)"
+        }
+    }
+}
+
+/// Opens (and creates) the data directory and database, applies pending
+/// migrations, loads the assets and builds the routes.
+public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger()) throws -> KithApp {
+    let resources = try Resources.locate(explicitRoot: configuration.root)
+    let (database, applied) = try openDatabase(configuration, resources: resources)
+    for name in applied { logger.log(["msg": "applied migration", "file": name]) }
+    let assets = try StaticFiles(directory: resources.publicDirectory)
+    return KithApp(configuration: configuration, database: database, assets: assets, logger: logger)
+}
+
+/// Creates the data directory if needed, opens the database and applies
+/// pending migrations; returns the names of those it applied.
+public func openDatabase(_ configuration: KithConfiguration, resources: Resources.Location) throws -> (Database, [String]) {
+    try DataDirectory.prepare(configuration.dataDirectory)
+    do {
+        let database = try Database(path: configuration.databasePath)
+        do {
+            let applied = try Migrator(database: database, directory: resources.migrationsDirectory).migrate()
+            return (database, applied)
+        } catch {
+            database.close()
+            throw error
+        }
+    } catch {
+        throw AppStartError.database(error)
+    }
+}
+
+enum DataDirectory {
+    /// Creates the directory and its `tmp/` for uploads in progress.
+    static func prepare(_ path: String) throws {
+        for directory in [path, path + "/tmp"] {
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw AppStartError.dataDirectory(directory, errno) }
+        }
+    }
+}

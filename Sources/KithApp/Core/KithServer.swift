@@ -1,0 +1,32 @@
+import KithHTTP
+
+/// The app on the engine: what `kith serve` runs and what tests start on port 0.
+public final class KithServer: Sendable {
+    public let app: KithApp
+    public let server: Server
+
+    public init(app: KithApp) {
+        self.app = app
+        let config = app.configuration
+        var engine = ServerConfiguration()
+        engine.host = config.host
+        engine.port = config.port
+        engine.eventLoops = config.eventLoops
+        engine.workers = config.workers
+        engine.temporaryDirectory = config.dataDirectory + "/tmp"
+        engine.defaultHeaders = KithApp.securityHeaders()
+        server = Server(configuration: engine, responder: app, logger: app.logger)
+    }
+
+    /// Binds and starts serving; returns the port.
+    @discardableResult
+    public func start() throws -> Int { try server.start() }
+
+    /// Finishes in-flight requests, closes streams, then the database.
+    public func shutdown() {
+        server.shutdown()
+        app.database.close()
+    }
+
+    public var port: Int { server.port }
+}

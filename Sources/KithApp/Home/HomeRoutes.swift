@@ -1,0 +1,14 @@
+import KithHTTP
+import KithTemplates
+
+/// The front page. Signed out it is the landing page; the accounts feature
+/// turns it into the dashboard for signed-in people.
+enum HomeRoutes {
+    static let home = Route(.get, "/")
+
+    static func register(on router: Router<RequestContext>, app: KithApp) {
+        router.on(home) { _ in
+            app.page(Landing.render(context: app.pageContext()))
+        }
+    }
+}

@@ -1,0 +1,729 @@
+import CKithShim
+import Glibc
+import Synchronization
+
+/// One epoll loop on its own thread with its own listening socket. It reads,
+/// parses and writes; handlers run on the worker pool unless their route is
+/// marked inline. Connections are registered edge-triggered once and never
+/// modified: the loop remembers readiness itself and reads or writes only
+/// when the connection's phase wants to.
+final class EventLoop: @unchecked Sendable {
+    // Everything below except `inbox` is touched only on the loop's thread;
+    // `inbox` is how other threads reach it. That split is why this class can
+    // be @unchecked Sendable.
+    private struct Inbox {
+        var completions: [(ConnectionID, Response)] = []
+        var streams: [ConnectionID] = []
+        var drain = false
+        var stop = false
+    }
+
+    private let core: ServerCore
+    private let index: Int
+    private let epoll: Int32
+    private let wake: Int32
+    private var listener: Int32
+    private let inbox = Mutex(Inbox())
+
+    private var connections: [Connection?] = []
+    private var openConnections = 0
+    private var nextGeneration: UInt32 = 0
+    private var draining = false
+    private var now: UInt64 = 0
+    private var nextSweep: UInt64 = 0
+    private var cachedDateSecond = -1
+    private var cachedDateLine: [UInt8] = []
+    /// Reused for every read: connections copy only what they must keep.
+    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    private static let listenerTag: UInt64 = 1 << 40
+    private static let wakeTag: UInt64 = 2 << 40
+
+    init(index: Int, core: ServerCore, listener: Int32) throws(ServerError) {
+        self.index = index
+        self.core = core
+        self.listener = listener
+        epoll = kith_epoll_create()
+        wake = kith_eventfd()
+        guard epoll >= 0, wake >= 0 else { throw ServerError.system("epoll/eventfd", errno) }
+        // The listener and the wake-up descriptor are level-triggered: accept and
+        // drain are retried on every pass until they would block.
+        _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, listener, KITH_EPOLLIN, Self.listenerTag)
+        _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, wake, KITH_EPOLLIN, Self.wakeTag)
+    }
+
+    // MARK: - Other threads
+
+    /// A worker finished; the loop sends the response.
+    func complete(_ id: ConnectionID, _ response: Response) {
+        post { $0.completions.append((id, response)) }
+    }
+
+    func streamNeedsAttention(_ id: ConnectionID) {
+        post { $0.streams.append(id) }
+    }
+
+    /// Stop accepting; finish what is in flight.
+    func beginDrain() { post { $0.drain = true } }
+
+    /// Close everything now and leave the loop.
+    func stop() { post { $0.stop = true } }
+
+    private func post(_ change: (inout Inbox) -> Void) {
+        inbox.withLock { change(&$0) }
+        _ = kith_eventfd_signal(wake)
+    }
+
+    // MARK: - The loop
+
+    func run() {
+        var events = [UInt64](repeating: 0, count: 512)
+        while true {
+            let count = kith_epoll_wait(epoll, &events, 256, 1000)
+            now = kith_monotonic_nanos()
+            var stopRequested = false
+            for i in 0..<Int(max(count, 0)) {
+                let data = events[2 * i]
+                let flags = UInt32(truncatingIfNeeded: events[2 * i + 1])
+                switch data {
+                case Self.listenerTag: acceptConnections()
+                case Self.wakeTag: stopRequested = processInbox() || stopRequested
+                default: connectionEvent(fd: Int32(truncatingIfNeeded: data), flags: flags)
+                }
+            }
+            if now >= nextSweep {
+                nextSweep = now + 1_000_000_000
+                sweepDeadlines()
+            }
+            core.logger.flush()
+            if stopRequested || (draining && openConnections == 0) { break }
+        }
+        for case let conn? in connections { closeConnection(conn, streamReason: .serverShutdown) }
+        core.logger.flush()
+        if listener >= 0 { close(listener) }
+        close(wake)
+        close(epoll)
+    }
+
+    private func processInbox() -> Bool {
+        _ = kith_eventfd_drain(wake)
+        let work = inbox.withLock { inbox -> Inbox in
+            let taken = inbox
+            inbox.completions = []
+            inbox.streams = []
+            return taken
+        }
+        for (id, response) in work.completions {
+            guard let conn = connection(id), conn.phase == .awaitingHandler else {
+                Self.abandon(response)
+                continue
+            }
+            startResponse(conn, response)
+            process(conn)
+        }
+        for id in work.streams {
+            guard let conn = connection(id), conn.phase == .streaming else { continue }
+            process(conn)
+        }
+        if work.drain && !draining { startDraining() }
+        return work.stop
+    }
+
+    private func connection(_ id: ConnectionID) -> Connection? {
+        guard Int(id.fd) < connections.count, let conn = connections[Int(id.fd)], conn.id == id else { return nil }
+        return conn
+    }
+
+    private func startDraining() {
+        draining = true
+        if listener >= 0 {
+            _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, listener, 0, 0)
+            close(listener)
+            listener = -1
+        }
+        for case let conn? in connections {
+            switch conn.phase {
+            case .readingHead where !conn.hasBufferedInput:
+                closeConnection(conn)
+            case .streaming:
+                closeConnection(conn, streamReason: .serverShutdown)
+            default:
+                // In flight: finish this exchange, then close.
+                conn.keepAlive = false
+            }
+        }
+    }
+
+    private func acceptConnections() {
+        while true {
+            let fd = kith_accept(listener)
+            if fd < 0 { return }  // EAGAIN, or a transient error: try again on the next event
+            guard !draining, core.reserveConnection() else {
+                close(fd)
+                continue
+            }
+            _ = kith_set_nodelay(fd)
+            nextGeneration &+= 1
+            let conn = Connection(id: ConnectionID(fd: fd, generation: nextGeneration), limits: core.configuration.parserLimits)
+            if Int(fd) >= connections.count {
+                connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
+            }
+            connections[Int(fd)] = conn
+            openConnections += 1
+            conn.deadline = now + core.headerTimeout
+            let interest = KITH_EPOLLIN | KITH_EPOLLOUT | KITH_EPOLLRDHUP | KITH_EPOLLET
+            if kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, fd, interest, UInt64(fd)) != 0 {
+                closeConnection(conn)
+                continue
+            }
+            // Clients usually send right after connecting; the edge for that data
+            // may already have passed, so try a read now.
+            process(conn)
+        }
+    }
+
+    private func connectionEvent(fd: Int32, flags: UInt32) {
+        guard Int(fd) < connections.count, let conn = connections[Int(fd)] else { return }
+        if flags & (KITH_EPOLLIN | KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.readable = true }
+        if flags & (KITH_EPOLLOUT | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.writable = true }
+        if flags & (KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.peerClosed = true }
+        switch conn.phase {
+        case .streaming where flags & (KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0:
+            // An event stream's client only ever closes; nothing else arrives.
+            closeConnection(conn, streamReason: .disconnected)
+        default:
+            process(conn)
+        }
+    }
+
+    private func sweepDeadlines() {
+        for case let conn? in connections where conn.deadline != 0 && now >= conn.deadline {
+            closeConnection(conn)
+        }
+    }
+
+    // MARK: - Driving a connection
+
+    /// Advances a connection as far as it can go without blocking.
+    private func process(_ conn: Connection) {
+        while true {
+            switch conn.phase {
+            case .readingHead:
+                if !conn.hasBufferedInput {
+                    guard readMore(conn) else { return }
+                    continue
+                }
+                guard parseStep(conn) else { return }
+            case .readingBody:
+                guard parseStep(conn) else { return }
+            case .awaitingHandler:
+                return
+            case .writing:
+                guard flush(conn) else { return }
+                finishExchange(conn)
+                if connections[Int(conn.id.fd)] !== conn { return }
+            case .streaming:
+                pumpStream(conn)
+                return
+            case .lingering:
+                drainLingering(conn)
+                return
+            }
+        }
+    }
+
+    /// Reads once. Returns true when bytes were added to the connection's input.
+    private func readMore(_ conn: Connection) -> Bool {
+        guard conn.readable else { return false }
+        let wasEmpty = !conn.hasBufferedInput
+        let n = scratch.withUnsafeMutableBytes { read(conn.id.fd, $0.baseAddress!, $0.count) }
+        if n > 0 {
+            // A short read means the socket is drained: skip the read that would say EAGAIN.
+            if n < scratch.count { conn.readable = false }
+            if conn.input.isEmpty {
+                conn.input = Array(scratch[0..<n])
+            } else {
+                conn.input.append(contentsOf: scratch[0..<n])
+            }
+            if conn.phase == .readingHead && wasEmpty { conn.deadline = now + core.headerTimeout }
+            if conn.phase == .readingBody { conn.deadline = now + core.bodyProgressTimeout }
+            return true
+        }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            conn.readable = false
+            return false
+        }
+        // End of stream or a reset. A client that half-closes after a complete
+        // request still gets its answer; anything partial is abandoned.
+        closeConnection(conn)
+        return false
+    }
+
+    private enum Step {
+        case event(HTTPParser.Event, consumed: Int)
+        case failed(HTTPParseError)
+        case sinkFailed(FormError)
+    }
+
+    /// Runs the parser once over the buffered input. Returns false when the
+    /// connection must wait (for input, a worker or the socket).
+    private func parseStep(_ conn: Connection) -> Bool {
+        let step: Step = conn.input.withUnsafeBytes { raw in
+            let available = UnsafeRawBufferPointer(rebasing: raw[conn.inputStart...])
+            let result: (event: HTTPParser.Event, consumed: Int)
+            do {
+                result = try conn.parser.parse(available)
+            } catch let error as HTTPParseError {
+                return .failed(error)
+            } catch {
+                return .failed(HTTPParseError(.badRequest, "The request could not be read."))
+            }
+            if case .body(let range) = result.event, let exchange = conn.exchange {
+                do {
+                    try Self.feed(&exchange.body, UnsafeRawBufferPointer(rebasing: available[range]))
+                } catch let error as FormError {
+                    return .sinkFailed(error)
+                } catch {
+                    return .sinkFailed(FormError(.badRequest, "The form could not be read."))
+                }
+            }
+            return .event(result.event, consumed: result.consumed)
+        }
+        switch step {
+        case .failed(let error):
+            conn.exchange?.body.abandon()
+            respondEarly(conn, HTTPError(error.status, error.message), head: conn.exchange?.head)
+            return true
+        case .sinkFailed(let error):
+            conn.exchange?.body.abandon()
+            respondEarly(conn, HTTPError(error.status, error.message), head: conn.exchange?.head)
+            return true
+        case .event(let event, let consumed):
+            conn.consumeInput(consumed)
+            switch event {
+            case .needMore:
+                return readMore(conn)
+            case .head(let head):
+                beginExchange(conn, head)
+                return true
+            case .body:
+                if let exchange = conn.exchange, let route = exchange.route,
+                    conn.parser.bodyBytesSoFar > route.body.maxBytes
+                {
+                    exchange.body.abandon()
+                    respondEarly(conn, Self.tooLarge(route.body.maxBytes), head: exchange.head)
+                }
+                return true
+            case .end:
+                endOfRequest(conn)
+                return true
+            }
+        }
+    }
+
+    private static func feed(_ sink: inout BodySink, _ bytes: UnsafeRawBufferPointer) throws(FormError) {
+        switch sink {
+        case .none:
+            return
+        case .buffer(var buffer, let limit):
+            // Move the array out of the enum so appending does not copy it.
+            sink = .none
+            buffer.append(contentsOf: bytes)
+            sink = .buffer(buffer, limit: limit)
+        case .multipart(var parser):
+            sink = .none
+            do {
+                try parser.feed(bytes)
+            } catch {
+                parser.discard()
+                throw error
+            }
+            sink = .multipart(parser)
+        }
+    }
+
+    private static func tooLarge(_ limit: Int) -> HTTPError {
+        HTTPError(.contentTooLarge, "That's more than we can take in one go (the limit here is \(ByteCount.format(limit))).")
+    }
+
+    // MARK: - Exchanges
+
+    private func beginExchange(_ conn: Connection, _ head: RequestHead) {
+        conn.keepAlive = head.keepAlive && !draining
+        conn.lingerAfterResponse = false
+        let hasBody: Bool
+        switch head.framing {
+        case .none, .length(0): hasBody = false
+        default: hasBody = true
+        }
+
+        switch core.responder.decide(method: head.method, path: head.path) {
+        case .notFound:
+            respondEarly(conn, .notFound(), head: head, bodyFollows: hasBody)
+        case .badPath:
+            respondEarly(conn, .badRequest("That address isn't one we understand."), head: head, bodyFollows: hasBody)
+        case .methodNotAllowed(let allowed):
+            var headers = HTTPHeaders()
+            headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+            respondEarly(
+                conn, HTTPError(.methodNotAllowed, "That action isn't available here.", headers: headers),
+                head: head, bodyFollows: hasBody)
+        case .matched(let route, let parameters):
+            let exchange = Exchange(head: head, route: route, parameters: parameters, started: now)
+            conn.exchange = exchange
+            if case .length(let length) = head.framing, length > route.body.maxBytes {
+                respondEarly(conn, Self.tooLarge(route.body.maxBytes), head: head, bodyFollows: true)
+                return
+            }
+            if hasBody && route.body.maxBytes == 0 {
+                respondEarly(conn, Self.tooLarge(0), head: head, bodyFollows: true)
+                return
+            }
+            if hasBody {
+                exchange.body = makeSink(head, route.body)
+                if head.expectsContinue { queueInterim(conn) }
+                conn.phase = .readingBody
+                conn.deadline = now + core.bodyProgressTimeout
+            } else {
+                conn.phase = .readingBody  // the parser still reports .end
+                conn.deadline = now + core.bodyProgressTimeout
+            }
+        }
+    }
+
+    private func makeSink(_ head: RequestHead, _ policy: BodyPolicy) -> BodySink {
+        let contentType = head.headers["Content-Type"] ?? ""
+        if let boundary = MultipartParser.boundary(fromContentType: contentType) {
+            return .multipart(
+                MultipartParser(
+                    boundary: boundary, temporaryDirectory: core.configuration.temporaryDirectory,
+                    limits: MultipartParser.Limits(
+                        maxFieldBytes: min(policy.maxBytes, 1024 * 1024),
+                        maxFileBytes: Int64(policy.maxFileBytes),
+                        maxTotalFileBytes: Int64(policy.maxFileBytes) * Int64(max(policy.maxFiles, 1)))))
+        }
+        var initial: [UInt8] = []
+        if case .length(let length) = head.framing { initial.reserveCapacity(min(length, 1024 * 1024)) }
+        return .buffer(initial, limit: policy.maxBytes)
+    }
+
+    /// `100 Continue`, so a client that asked waits no longer before sending the body.
+    private func queueInterim(_ conn: Connection) {
+        conn.output.append(contentsOf: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        _ = flush(conn)
+    }
+
+    /// The whole request is in: build it and hand it to a handler.
+    private func endOfRequest(_ conn: Connection) {
+        guard let exchange = conn.exchange, let route = exchange.route, let head = exchange.head else { return }
+        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: conn.peerAddress)
+        do {
+            if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
+            switch exchange.body {
+            case .buffer(let bytes, _):
+                let contentType = head.headers["Content-Type"] ?? ""
+                if Self.isURLEncoded(contentType) {
+                    request.form = try FormData.parseURLEncoded(bytes)
+                } else {
+                    request.body = bytes
+                }
+            case .multipart(var parser):
+                exchange.body = .none
+                request.form = try parser.finish()
+            case .none:
+                break
+            }
+        } catch {
+            exchange.body.abandon()
+            respondEarly(conn, HTTPError(error.status, error.message), head: head)
+            return
+        }
+        exchange.body = .none
+        conn.phase = .awaitingHandler
+        conn.deadline = 0
+        let responder = core.responder
+        if route.runsInline {
+            startResponse(conn, responder.respond(to: request))
+            return
+        }
+        let id = conn.id
+        let accepted = core.workers.submit { [self, request] in
+            let response = responder.respond(to: request)
+            // Uploads the handler kept were moved away; the rest go now.
+            for file in request.form.allFiles { unlink(file.path) }
+            complete(id, response)
+        }
+        if !accepted {
+            for file in request.form.allFiles { unlink(file.path) }
+            var headers = HTTPHeaders()
+            headers.add("Retry-After", "5")
+            respondEarly(conn, HTTPError(.serviceUnavailable, "Kith is very busy right now. Please try again in a moment.", headers: headers), head: head)
+        }
+    }
+
+    private static func isURLEncoded(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces().lowercased() }
+        return mediaType == "application/x-www-form-urlencoded"
+    }
+
+    /// Answers without running a handler. When a body may still be on its way,
+    /// the connection is half-closed and drained afterwards so the client reads
+    /// the answer instead of a reset.
+    private func respondEarly(_ conn: Connection, _ error: HTTPError, head: RequestHead?, bodyFollows: Bool = true) {
+        if conn.exchange == nil || conn.exchange?.head == nil {
+            conn.exchange = Exchange(head: head, route: nil, parameters: PathParameters(), started: now)
+        }
+        if bodyFollows {
+            conn.keepAlive = false
+            conn.lingerAfterResponse = true
+        } else {
+            // The request had no body: start the next message from a clean parser
+            // rather than stepping this one to its end.
+            conn.parser = HTTPParser(limits: core.configuration.parserLimits)
+        }
+        conn.phase = .awaitingHandler
+        startResponse(conn, core.responder.errorResponse(error, head: head))
+    }
+
+    // MARK: - Writing
+
+    private func startResponse(_ conn: Connection, _ response: Response) {
+        guard let exchange = conn.exchange else {
+            Self.abandon(response)
+            closeConnection(conn)
+            return
+        }
+        exchange.status = response.status.code
+        let status = response.status.code
+        let bodyAllowed = !(100..<200).contains(status) && status != 204 && status != 304
+        var length: Int64 = 0
+        var streaming = false
+        switch response.body {
+        case .bytes(let bytes): length = Int64(bytes.count)
+        case .file(let region): length = region.length
+        case .stream:
+            streaming = true
+            conn.keepAlive = false
+        }
+        if let connection = response.headers["Connection"], connection.lowercased() == "close" { conn.keepAlive = false }
+
+        conn.resetOutput()
+        var out = conn.output
+        conn.output = []
+        out.reserveCapacity(512 + (exchange.headOnly ? 0 : Int(min(length, 256 * 1024))))
+        writeHead(into: &out, response, exchange: exchange, contentLength: streaming || !bodyAllowed ? nil : length, keepAlive: conn.keepAlive)
+        exchange.bodyLength = bodyAllowed && !exchange.headOnly ? length : 0
+        let sendBody = bodyAllowed && !exchange.headOnly
+        switch response.body {
+        case .bytes(let bytes):
+            if sendBody { out.append(contentsOf: bytes) }
+        case .file(let region):
+            if sendBody && region.length > 0 {
+                conn.file = region
+                conn.fileSent = 0
+            } else {
+                close(region.descriptor)
+            }
+        case .stream(let start):
+            conn.output = out
+            conn.phase = .streaming
+            if exchange.headOnly {
+                conn.phase = .writing
+                return
+            }
+            let stream = ResponseStream(loop: self, connection: conn.id, maxUnsentBytes: core.configuration.maxStreamUnsentBytes)
+            conn.stream = stream
+            logExchange(conn)
+            start(stream)
+            return
+        }
+        conn.output = out
+        conn.phase = .writing
+        conn.deadline = now + core.writeProgressTimeout
+    }
+
+    private func writeHead(into out: inout [UInt8], _ response: Response, exchange: Exchange, contentLength: Int64?, keepAlive: Bool) {
+        out.append(contentsOf: Self.statusLine(response.status))
+        for (name, value) in response.headers {
+            guard Self.isSafeHeader(name, value) else {
+                core.logger.log(["level": "error", "msg": "dropped a response header with control characters", "header": name])
+                continue
+            }
+            if HTTPHeaders.equal(name, "Content-Length") || HTTPHeaders.equal(name, "Connection") { continue }
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: Self.colonSpace)
+            out.append(contentsOf: value.utf8)
+            out.append(contentsOf: Self.crlf)
+        }
+        for line in core.defaultHeaderLines where !response.headers.contains(line.name) {
+            out.append(contentsOf: line.bytes)
+        }
+        if let contentLength {
+            out.append(contentsOf: Self.contentLengthPrefix)
+            out.append(contentsOf: String(contentLength).utf8)
+            out.append(contentsOf: Self.crlf)
+        }
+        if !keepAlive {
+            out.append(contentsOf: Self.connectionClose)
+        } else if exchange.head?.minorVersion == 0 {
+            out.append(contentsOf: Self.connectionKeepAlive)
+        }
+        out.append(contentsOf: dateLine())
+        out.append(contentsOf: Self.crlf)
+    }
+
+    private static let crlf: [UInt8] = [13, 10]
+    private static let colonSpace: [UInt8] = [58, 32]
+    private static let contentLengthPrefix = Array("Content-Length: ".utf8)
+    private static let connectionClose = Array("Connection: close\r\n".utf8)
+    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+    private static let commonStatusLines: [HTTPStatus: [UInt8]] = Dictionary(
+        uniqueKeysWithValues: [HTTPStatus.ok, .seeOther, .notModified, .notFound, .partialContent].map {
+            ($0, Array("HTTP/1.1 \($0.code) \($0.reason)\r\n".utf8))
+        })
+
+    private static func statusLine(_ status: HTTPStatus) -> [UInt8] {
+        commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
+    }
+
+    private static func isSafeHeader(_ name: String, _ value: String) -> Bool {
+        !name.utf8.contains { $0 <= 0x20 || $0 == 0x3A || $0 >= 0x7F } && !name.isEmpty
+            && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    private func dateLine() -> [UInt8] {
+        let second = HTTPDate.now()
+        if second != cachedDateSecond {
+            cachedDateSecond = second
+            cachedDateLine = Array("Date: \(HTTPDate.format(second))\r\n".utf8)
+        }
+        return cachedDateLine
+    }
+
+    /// Sends what it can. Returns true once everything queued has been sent.
+    private func flush(_ conn: Connection) -> Bool {
+        while conn.outputOffset < conn.output.count {
+            guard conn.writable else { return false }
+            let n = conn.output.withUnsafeBytes { raw in
+                kith_send(conn.id.fd, raw.baseAddress! + conn.outputOffset, raw.count - conn.outputOffset)
+            }
+            if n > 0 {
+                conn.outputOffset += n
+                conn.exchange?.bytesSent += Int64(n)
+                conn.deadline = conn.phase == .writing ? now + core.writeProgressTimeout : conn.deadline
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                conn.writable = false
+                return false
+            } else {
+                closeConnection(conn, streamReason: .disconnected)
+                return false
+            }
+        }
+        if conn.outputOffset > 0 {
+            conn.output = []
+            conn.outputOffset = 0
+        }
+        while let file = conn.file {
+            guard conn.writable else { return false }
+            var offset = file.offset + conn.fileSent
+            let remaining = file.length - conn.fileSent
+            let n = kith_sendfile(conn.id.fd, file.descriptor, &offset, Int(min(remaining, 1 << 20)))
+            if n > 0 {
+                conn.fileSent += Int64(n)
+                conn.exchange?.bytesSent += Int64(n)
+                conn.deadline = now + core.writeProgressTimeout
+                if conn.fileSent == file.length {
+                    close(file.descriptor)
+                    conn.file = nil
+                }
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                conn.writable = false
+                return false
+            } else {
+                // The file shrank under us or the peer left: the promised length cannot be kept.
+                closeConnection(conn)
+                return false
+            }
+        }
+        return true
+    }
+
+    private func pumpStream(_ conn: Connection) {
+        guard let stream = conn.stream else { return }
+        while true {
+            guard flush(conn) else { return }
+            let (bytes, closed) = stream.drain()
+            if bytes.isEmpty {
+                if closed { closeConnection(conn, streamReason: stream.closeReason ?? .finished) }
+                return
+            }
+            conn.output = bytes
+            conn.outputOffset = 0
+        }
+    }
+
+    private func drainLingering(_ conn: Connection) {
+        while conn.readable {
+            let n = scratch.withUnsafeMutableBytes { read(conn.id.fd, $0.baseAddress!, $0.count) }
+            if n > 0 { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                conn.readable = false
+                return
+            }
+            closeConnection(conn)
+            return
+        }
+    }
+
+    /// The response is fully sent: log it and get ready for the next request.
+    private func finishExchange(_ conn: Connection) {
+        logExchange(conn)
+        conn.exchange = nil
+        conn.requestsServed += 1
+        conn.resetOutput()
+        if conn.lingerAfterResponse {
+            _ = kith_shutdown_write(conn.id.fd)
+            conn.phase = .lingering
+            conn.deadline = now + core.lingerTimeout
+            conn.input = []
+            conn.inputStart = 0
+            return
+        }
+        if !conn.keepAlive || (draining && !conn.hasBufferedInput) {
+            closeConnection(conn)
+            return
+        }
+        conn.phase = .readingHead
+        conn.deadline = now + (conn.hasBufferedInput ? core.headerTimeout : core.keepAliveTimeout)
+    }
+
+    private func logExchange(_ conn: Connection) {
+        guard let exchange = conn.exchange, core.logger.enabled else { return }
+        let micros = (now &- exchange.started) / 1000
+        core.logger.log([
+            "method": exchange.head?.method.rawValue ?? "-",
+            "route": exchange.route.map { $0.pattern.description } ?? "-",
+            "status": String(exchange.status),
+            "bytes": String(exchange.bodyLength),
+            "dur_us": String(micros),
+        ])
+    }
+
+    private func closeConnection(_ conn: Connection, streamReason: ResponseStream.CloseReason = .disconnected) {
+        guard Int(conn.id.fd) < connections.count, connections[Int(conn.id.fd)] === conn else { return }
+        connections[Int(conn.id.fd)] = nil
+        openConnections -= 1
+        core.releaseConnection()
+        conn.exchange?.body.abandon()
+        conn.resetOutput()
+        close(conn.id.fd)
+        if let stream = conn.stream {
+            conn.stream = nil
+            stream.ended(stream.closeReason ?? streamReason)
+        }
+    }
+
+    private static func abandon(_ response: Response) {
+        if case .file(let region) = response.body { close(region.descriptor) }
+    }
+}

@@ -1,0 +1,114 @@
+import Synchronization
+
+/// The open end of a long-lived response. Any thread may write; the bytes are
+/// handed to the connection's event loop, which sends them. Unsent bytes are
+/// capped: a consumer that stops reading is dropped, not buffered without end.
+public final class ResponseStream: Sendable {
+    struct State {
+        var pending: [UInt8] = []
+        var closed = false
+        /// The loop has been told there is something to do and has not yet looked.
+        var wakeQueued = false
+        var onClose: [@Sendable () -> Void] = []
+        var reason: CloseReason?
+        /// The connection is gone and the callbacks have run.
+        var ended = false
+    }
+
+    public enum CloseReason: Sendable, Equatable {
+        /// The server side called `close()`.
+        case finished
+        /// The client went away.
+        case disconnected
+        /// More than `maxUnsentBytes` waited to be sent.
+        case slowConsumer
+        case serverShutdown
+    }
+
+    let state = Mutex(State())
+    let connection: ConnectionID
+    let loop: EventLoop
+    public let maxUnsentBytes: Int
+
+    init(loop: EventLoop, connection: ConnectionID, maxUnsentBytes: Int) {
+        self.loop = loop
+        self.connection = connection
+        self.maxUnsentBytes = maxUnsentBytes
+    }
+
+    /// Queues bytes. Returns false when the stream is closed — or is closed by
+    /// this write because the consumer has fallen too far behind.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            if state.closed { return (false, false) }
+            if state.pending.count + bytes.count > maxUnsentBytes {
+                state.closed = true
+                state.reason = .slowConsumer
+                state.pending = []
+            } else {
+                state.pending.append(contentsOf: bytes)
+            }
+            let wake = !state.wakeQueued
+            state.wakeQueued = true
+            return (!state.closed, wake)
+        }
+        if wake { loop.streamNeedsAttention(connection) }
+        return accepted
+    }
+
+    public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+
+    /// Ends the response once what is queued has been sent.
+    public func close() {
+        let wake = state.withLock { state -> Bool in
+            if state.closed { return false }
+            state.closed = true
+            state.reason = .finished
+            let wake = !state.wakeQueued
+            state.wakeQueued = true
+            return wake
+        }
+        if wake { loop.streamNeedsAttention(connection) }
+    }
+
+    public var isOpen: Bool { state.withLock { !$0.closed } }
+    public var closeReason: CloseReason? { state.withLock { $0.reason } }
+
+    /// Runs once when the stream ends for any reason (immediately if it has).
+    public func onClose(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.ended { return true }
+            state.onClose.append(action)
+            return false
+        }
+        if runNow { action() }
+    }
+
+    /// Loop side: takes what is queued, and whether the stream should now end.
+    func drain() -> (bytes: [UInt8], closed: Bool) {
+        state.withLock { state in
+            state.wakeQueued = false
+            let bytes = state.pending
+            state.pending = []
+            return (bytes, state.closed)
+        }
+    }
+
+    /// Loop side: the connection is gone; closes and runs the callbacks once.
+    func ended(_ reason: CloseReason) {
+        let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+            if !state.closed {
+                state.closed = true
+                state.reason = reason
+            }
+            state.wakeQueued = false
+            state.ended = true
+            let callbacks = state.onClose
+            state.onClose = []
+            state.pending = []
+            return callbacks
+        }
+        for callback in callbacks { callback() }
+    }
+}

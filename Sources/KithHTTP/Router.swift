@@ -1,0 +1,244 @@
+/// A value that can stand in one path segment, in both directions: parsed
+/// from a request and written into a URL.
+public protocol PathParameter: Sendable {
+    init?(pathComponent: String)
+    var pathComponent: String { get }
+}
+
+extension Int64: PathParameter {
+    public init?(pathComponent: String) {
+        // Only canonical decimal: `/t/007` and `/t/+7` are not tally 7.
+        guard let value = Int64(pathComponent), value >= 0, String(value) == pathComponent else { return nil }
+        self = value
+    }
+    public var pathComponent: String { String(self) }
+}
+
+extension Int: PathParameter {
+    public init?(pathComponent: String) {
+        guard let value = Int64(pathComponent: pathComponent), let narrowed = Int(exactly: value) else { return nil }
+        self = narrowed
+    }
+    public var pathComponent: String { String(self) }
+}
+
+extension String: PathParameter {
+    public init?(pathComponent: String) {
+        guard !pathComponent.isEmpty else { return nil }
+        self = pathComponent
+    }
+    public var pathComponent: String { PercentEncoding.encodePathSegment(self) }
+}
+
+/// `/occasions/:occasion/gifts/:gift`: literal segments and named parameters.
+/// A final `*name` segment captures the rest of the path.
+public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
+    public enum Segment: Sendable, Hashable {
+        case literal(String)
+        case parameter(String)
+        case rest(String)
+    }
+
+    public let segments: [Segment]
+    public let description: String
+
+    public init(_ pattern: String) {
+        precondition(pattern.hasPrefix("/"), "a route pattern starts with /: \(pattern)")
+        description = pattern
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        segments = parts.enumerated().map { index, part in
+            if part.hasPrefix(":") { return .parameter(String(part.dropFirst())) }
+            if part.hasPrefix("*") {
+                precondition(index == parts.count - 1, "a *rest segment must be last: \(pattern)")
+                return .rest(String(part.dropFirst()))
+            }
+            return .literal(String(part))
+        }
+    }
+
+    public var parameterNames: [String] {
+        segments.compactMap {
+            switch $0 {
+            case .parameter(let name), .rest(let name): name
+            case .literal: nil
+            }
+        }
+    }
+
+    /// Matches already-split, percent-decoded segments.
+    func match(_ path: [String]) -> PathParameters? {
+        var parameters = PathParameters()
+        var index = 0
+        for segment in segments {
+            switch segment {
+            case .literal(let text):
+                guard index < path.count, path[index] == text else { return nil }
+            case .parameter(let name):
+                guard index < path.count else { return nil }
+                parameters.values.append((name, path[index]))
+            case .rest(let name):
+                guard index < path.count else { return nil }
+                parameters.values.append((name, path[index...].joined(separator: "/")))
+                return parameters
+            }
+            index += 1
+        }
+        return index == path.count ? parameters : nil
+    }
+
+    /// Builds a path from values in parameter order. A wrong count is a bug in
+    /// the caller, caught by the first test that renders the link.
+    public func path(_ values: [any PathParameter]) -> String {
+        precondition(values.count == parameterNames.count, "\(description) takes \(parameterNames.count) parameters")
+        if segments.isEmpty { return "/" }
+        var result = ""
+        var next = values.makeIterator()
+        for segment in segments {
+            result += "/"
+            switch segment {
+            case .literal(let text): result += text
+            case .parameter, .rest: result += next.next()!.pathComponent
+            }
+        }
+        return result
+    }
+}
+
+public struct PathParameters: Sendable {
+    public var values: [(name: String, value: String)] = []
+    public init() {}
+    public subscript(name: String) -> String? { values.first { $0.name == name }?.value }
+}
+
+/// How much body a route accepts and in what shape. The engine enforces it
+/// while reading, before any handler runs: an oversized body is answered 413
+/// without being read.
+public struct BodyPolicy: Sendable {
+    /// Total bytes of body accepted.
+    public var maxBytes: Int
+    /// Whether multipart file parts are accepted (streamed to disk), and how large each may be.
+    public var maxFileBytes: Int
+    public var maxFiles: Int
+
+    public init(maxBytes: Int, maxFileBytes: Int = 0, maxFiles: Int = 0) {
+        self.maxBytes = maxBytes
+        self.maxFileBytes = maxFileBytes
+        self.maxFiles = maxFiles
+    }
+
+    public static let none = BodyPolicy(maxBytes: 0)
+    /// An ordinary form: fields only, enough for a long letter.
+    public static let form = BodyPolicy(maxBytes: 256 * 1024)
+    public static func uploads(maxFileBytes: Int, maxFiles: Int = 20) -> BodyPolicy {
+        BodyPolicy(maxBytes: maxFileBytes * maxFiles + 1024 * 1024, maxFileBytes: maxFileBytes, maxFiles: maxFiles)
+    }
+}
+
+/// A route as data: method, pattern, how it reads its body, and where it runs.
+/// Features declare their routes as static values and build every link with
+/// `path(...)`, so a link can never drift from the route that serves it.
+public struct Route: Sendable, Hashable, CustomStringConvertible {
+    public let method: HTTPMethod
+    public let pattern: RoutePattern
+    public let body: BodyPolicy
+    /// Cheap, non-blocking handlers (static files, health checks) may run on
+    /// the I/O thread and skip the hop to the worker pool.
+    public let runsInline: Bool
+
+    public init(_ method: HTTPMethod, _ pattern: String, body: BodyPolicy? = nil, runsInline: Bool = false) {
+        self.method = method
+        self.pattern = RoutePattern(pattern)
+        self.body = body ?? (method.isSafe ? .none : .form)
+        self.runsInline = runsInline
+    }
+
+    public func path(_ values: any PathParameter...) -> String { pattern.path(values) }
+
+    public var description: String { "\(method) \(pattern)" }
+
+    public static func == (a: Route, b: Route) -> Bool { a.method == b.method && a.pattern == b.pattern }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(pattern)
+    }
+}
+
+/// What the router decided for a request head, before its body is read.
+public enum RouteDecision: Sendable {
+    case matched(Route, PathParameters)
+    /// The path exists under other methods.
+    case methodNotAllowed(allowed: [HTTPMethod])
+    case notFound
+    /// The target could not be decoded (bad percent-escapes, invalid UTF-8).
+    case badPath
+}
+
+/// Routes are matched in one place. Lookup is by the first literal segment,
+/// then in registration order, so specific routes are registered first.
+public final class Router<Context: Sendable>: @unchecked Sendable {
+    public typealias Handler = @Sendable (inout Context) throws -> Response
+
+    private struct Entry {
+        let route: Route
+        let handler: Handler
+    }
+
+    private var entries: [Entry] = []
+    private var handlers: [Route: Handler] = [:]
+    private var sealed = false
+    private let makeContext: @Sendable (Request) throws -> Context
+
+    /// `makeContext` turns a request into the app's per-request context
+    /// (session, user, CSRF token). It runs on the handler's thread.
+    public init(makeContext: @escaping @Sendable (Request) throws -> Context) {
+        self.makeContext = makeContext
+    }
+
+    /// Registration happens before the server starts; afterwards the table is
+    /// read-only, which is why the class may be shared across threads.
+    public func on(_ route: Route, _ handler: @escaping Handler) {
+        precondition(!sealed, "routes are registered before the server starts")
+        precondition(!entries.contains { $0.route == route }, "route registered twice: \(route)")
+        entries.append(Entry(route: route, handler: handler))
+        handlers[route] = handler
+    }
+
+    public var routes: [Route] { entries.map(\.route) }
+
+    func seal() { sealed = true }
+
+    public func decide(method: HTTPMethod, path: String) -> RouteDecision {
+        guard let segments = Self.segments(of: path) else { return .badPath }
+        var allowed: [HTTPMethod] = []
+        // GET answers HEAD unless the path has an explicit HEAD route.
+        var getForHead: (Route, PathParameters)?
+        for entry in entries {
+            guard let parameters = entry.route.pattern.match(segments) else { continue }
+            if entry.route.method == method { return .matched(entry.route, parameters) }
+            if method == .head, entry.route.method == .get, getForHead == nil { getForHead = (entry.route, parameters) }
+            allowed.append(entry.route.method)
+        }
+        if let (route, parameters) = getForHead { return .matched(route, parameters) }
+        if allowed.isEmpty { return .notFound }
+        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+        return .methodNotAllowed(allowed: allowed)
+    }
+
+    public func handle(_ request: Request) throws -> Response {
+        guard let handler = handlers[request.route] else { throw HTTPError.notFound() }
+        var context = try makeContext(request)
+        return try handler(&context)
+    }
+
+    /// Splits and percent-decodes a path; `nil` when it cannot be decoded.
+    /// Dot segments are refused outright rather than resolved: no Kith URL has one.
+    static func segments(of path: String) -> [String]? {
+        var result: [String] = []
+        for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = try? PercentDecoding.decodePathSegment(raw) else { return nil }
+            if decoded == "." || decoded == ".." || decoded.contains("/") || decoded.contains("\0") { return nil }
+            result.append(decoded)
+        }
+        return result
+    }
+}

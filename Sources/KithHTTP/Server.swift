@@ -1,0 +1,185 @@
+import CKithShim
+import Glibc
+import Synchronization
+
+/// What the engine asks of an application. `decide` runs on an I/O thread
+/// as soon as a head is parsed, so it must be cheap and must not block;
+/// `respond` runs on a worker (or inline for inline routes) and never throws:
+/// the application renders its own errors.
+public protocol HTTPResponder: Sendable {
+    func decide(method: HTTPMethod, path: String) -> RouteDecision
+    func respond(to request: Request) -> Response
+    /// A page for an error found before any handler ran (or thrown by one).
+    func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response
+}
+
+public enum ServerError: Error, CustomStringConvertible {
+    case system(String, Int32)
+    case cannotListen(host: String, port: Int, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        case .cannotListen(let host, let port, let code):
+            "cannot listen on \(host):\(port): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// What every loop shares: configuration, the application, the workers.
+final class ServerCore: Sendable {
+    let configuration: ServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let workers: WorkerPool
+    let defaultHeaderLines: [(name: String, bytes: [UInt8])]
+    let headerTimeout: UInt64
+    let bodyProgressTimeout: UInt64
+    let writeProgressTimeout: UInt64
+    let keepAliveTimeout: UInt64
+    let lingerTimeout: UInt64
+    private let connections = Atomic<Int>(0)
+
+    init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        workers = WorkerPool(threads: configuration.workers, queueCapacity: configuration.workQueueCapacity)
+        defaultHeaderLines = configuration.defaultHeaders.map { ($0.name, Array("\($0.name): \($0.value)\r\n".utf8)) }
+        func nanos(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
+        headerTimeout = nanos(configuration.headerTimeout)
+        bodyProgressTimeout = nanos(configuration.bodyProgressTimeout)
+        writeProgressTimeout = nanos(configuration.writeProgressTimeout)
+        keepAliveTimeout = nanos(configuration.keepAliveTimeout)
+        lingerTimeout = nanos(configuration.lingerTimeout)
+    }
+
+    func reserveConnection() -> Bool {
+        let (_, after) = connections.add(1, ordering: .relaxed)
+        if after > configuration.maxConnections {
+            connections.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseConnection() { connections.subtract(1, ordering: .relaxed) }
+
+    var openConnections: Int { connections.load(ordering: .relaxed) }
+}
+
+/// The HTTP/1.1 server: `start()` binds and returns; `shutdown()` stops
+/// accepting, lets in-flight exchanges finish (up to the grace period),
+/// closes streams and joins every thread.
+public final class Server: Sendable {
+    private let core: ServerCore
+    private let state = Mutex(RunState())
+
+    private struct RunState {
+        var loops: [EventLoop] = []
+        var threads: [pthread_t] = []
+        var port = 0
+        var stopped = false
+    }
+
+    public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger = Logger()) {
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger)
+    }
+
+    public var configuration: ServerConfiguration { core.configuration }
+    public var port: Int { state.withLock { $0.port } }
+    public var openConnections: Int { core.openConnections }
+
+    /// Binds one listening socket per loop on the same port and starts the
+    /// loops. Returns the bound port (useful with port 0).
+    @discardableResult
+    public func start() throws(ServerError) -> Int {
+        // A client that disappears mid-write must cost an EPIPE, not the process.
+        signal(SIGPIPE, SIG_IGN)
+        let config = core.configuration
+        var port = config.port
+        var listeners: [Int32] = []
+        for _ in 0..<max(1, config.eventLoops) {
+            var bound: Int32 = 0
+            let fd = kith_listen_tcp(config.host, Int32(port), 1024, 1, &bound)
+            guard fd >= 0 else {
+                let code = errno
+                listeners.forEach { close($0) }
+                throw .cannotListen(host: config.host, port: port, errno: code)
+            }
+            port = Int(bound)
+            listeners.append(fd)
+        }
+        var loops: [EventLoop] = []
+        for (index, fd) in listeners.enumerated() {
+            loops.append(try EventLoop(index: index, core: core, listener: fd))
+        }
+        let threads = loops.enumerated().map { index, loop in
+            Threads.spawn(name: "kith-io-\(index)") { loop.run() }
+        }
+        state.withLock {
+            $0.loops = loops
+            $0.threads = threads
+            $0.port = port
+        }
+        return port
+    }
+
+    /// Graceful stop. Safe to call more than once and from any thread.
+    public func shutdown() {
+        let (loops, threads) = state.withLock { state -> ([EventLoop], [pthread_t]) in
+            if state.stopped { return ([], []) }
+            state.stopped = true
+            return (state.loops, state.threads)
+        }
+        guard !loops.isEmpty else { return }
+        for loop in loops { loop.beginDrain() }
+        let deadline = kith_monotonic_nanos() + UInt64(core.configuration.shutdownGracePeriod * 1e9)
+        while core.openConnections > 0 && kith_monotonic_nanos() < deadline {
+            usleep(10_000)
+        }
+        for loop in loops { loop.stop() }
+        for thread in threads { Threads.join(thread) }
+        core.workers.shutdown()
+        core.logger.flush()
+    }
+}
+
+/// Human-readable byte sizes for messages ("20 MB").
+public enum ByteCount {
+    public static func format(_ bytes: Int) -> String {
+        if bytes >= 1_000_000_000 { return trimmed(Double(bytes) / 1e9) + " GB" }
+        if bytes >= 1_000_000 { return trimmed(Double(bytes) / 1e6) + " MB" }
+        if bytes >= 1_000 { return trimmed(Double(bytes) / 1e3) + " KB" }
+        return "\(bytes) bytes"
+    }
+
+    private static func trimmed(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}
+
+/// Waits for SIGTERM, SIGINT or SIGHUP on the calling thread. Call
+/// `blockSignals()` first thing in `main`, before any thread starts, so that
+/// every thread inherits the mask and only the signalfd sees them.
+public enum ShutdownSignal {
+    public static func blockSignals() {
+        _ = kith_signals_block_and_ignore_pipe()
+    }
+
+    /// Blocks until a termination signal arrives; returns its number.
+    public static func wait() -> Int32 {
+        let fd = kith_signalfd()
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&poller, 1, -1)
+            if ready < 0 && errno == EINTR { continue }
+            let signal = kith_signalfd_read(fd)
+            if signal > 0 { return Int32(signal) }
+            if signal < 0 { return -1 }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// Everything the engine can be told. Defaults suit a small group's server on
+/// a small machine; every limit can be changed.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests).
+    public var port = 8080
+    /// Threads running epoll loops, each with its own listening socket (SO_REUSEPORT).
+    public var eventLoops = 2
+    /// Threads running handlers.
+    public var workers = 16
+    /// Requests waiting for a worker before new ones are answered 503.
+    public var workQueueCapacity = 4096
+    public var maxConnections = 16_384
+    public var parserLimits = HTTPParser.Limits()
+
+    /// From the first byte of a request until its head is complete.
+    public var headerTimeout: Double = 10
+    /// A body that makes no progress for this long is abandoned. There is no
+    /// total deadline: a phone may take many minutes to upload a video.
+    public var bodyProgressTimeout: Double = 60
+    /// A client that reads none of its response for this long is dropped.
+    public var writeProgressTimeout: Double = 60
+    /// An idle keep-alive connection is closed after this long.
+    public var keepAliveTimeout: Double = 30
+    /// After refusing a body: how long to keep reading (and discarding) so the
+    /// client sees the response instead of a reset.
+    public var lingerTimeout: Double = 2
+    /// How long shutdown waits for in-flight requests before closing anyway.
+    public var shutdownGracePeriod: Double = 30
+
+    /// Bytes a streaming response may have waiting before its consumer is dropped.
+    public var maxStreamUnsentBytes = 256 * 1024
+    /// Where multipart file parts are streamed while a request is read.
+    public var temporaryDirectory = "/tmp"
+    /// Added to every response that does not set the same header itself.
+    public var defaultHeaders = HTTPHeaders()
+
+    public init() {}
+}

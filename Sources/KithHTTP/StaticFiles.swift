@@ -1,0 +1,173 @@
+import CCrypto
+import Glibc
+
+/// The files of `Public/`, loaded once at start and served from memory under
+/// content-hashed names (`app.css` → `/static/app.3f9c1a2b7e.css`), cached by
+/// browsers forever, since a changed file gets a new name. The plain name still
+/// works, revalidated by ETag, for the few URLs that must stay stable (the
+/// manifest's icons, link-preview images).
+public final class StaticFiles: Sendable {
+    public struct Asset: Sendable {
+        public let name: String
+        public let hashedName: String
+        public let contentType: String
+        public let etag: String
+        public let bytes: [UInt8]
+    }
+
+    private let byHashedName: [String: Asset]
+    private let byName: [String: Asset]
+    public let prefix: String
+
+    /// Loads every regular file below `directory` (dot-files skipped).
+    public init(directory: String, prefix: String = "/static/") throws(ServerError) {
+        self.prefix = prefix
+        var hashed: [String: Asset] = [:]
+        var plain: [String: Asset] = [:]
+        for relative in try Self.listFiles(directory) {
+            guard let bytes = Self.read(directory + "/" + relative) else {
+                throw ServerError.system("reading \(relative)", errno)
+            }
+            let digest = Self.hexDigest(bytes)
+            let hashedName = Self.insertHash(String(digest.prefix(10)), into: relative)
+            let asset = Asset(
+                name: relative, hashedName: hashedName, contentType: MediaType.forFilename(relative),
+                etag: "\"\(digest.prefix(20))\"", bytes: bytes)
+            hashed[hashedName] = asset
+            plain[relative] = asset
+        }
+        byHashedName = hashed
+        byName = plain
+    }
+
+    public var assets: [Asset] { Array(byName.values) }
+
+    /// The URL to put in a page. Asking for a file that does not exist is a
+    /// bug in a template, found by the first test that renders it.
+    public func url(_ name: String) -> String {
+        guard let asset = byName[name] else { preconditionFailure("no static file named \(name)") }
+        return prefix + asset.hashedName
+    }
+
+    public func asset(named name: String) -> Asset? { byName[name] }
+
+    /// The response for a path below the prefix, or nil when there is no such file.
+    public func response(for name: String, head: RequestHead) -> Response? {
+        let immutable: Bool
+        let asset: Asset
+        if let found = byHashedName[name] {
+            asset = found
+            immutable = true
+        } else if let found = byName[name] {
+            asset = found
+            immutable = false
+        } else {
+            return nil
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", asset.contentType)
+        headers.add("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "public, no-cache")
+        headers.add("ETag", asset.etag)
+        headers.add("Accept-Ranges", "bytes")
+        if let candidates = head.headers["If-None-Match"], ETag.matches(candidates, asset.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let length = Int64(asset.bytes.count)
+        let ifRangeHolds = head.headers["If-Range"].map { $0 == asset.etag } ?? true
+        let range = ByteRange(header: ifRangeHolds ? head.headers["Range"] : nil, length: length)
+        if let contentRange = range.contentRange(length: length) { headers.add("Content-Range", contentRange) }
+        switch range {
+        case .full:
+            return Response(status: .ok, headers: headers, body: .bytes(asset.bytes))
+        case .partial(let bytes):
+            return Response(status: .partialContent, headers: headers, body: .bytes(Array(asset.bytes[Int(bytes.lowerBound)...Int(bytes.upperBound)])))
+        case .unsatisfiable:
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+    }
+
+    // MARK: - Loading
+
+    static func insertHash(_ hash: String, into name: String) -> String {
+        let slash = name.lastIndex(of: "/").map { name.index(after: $0) } ?? name.startIndex
+        if let dot = name[slash...].firstIndex(of: "."), dot != slash {
+            return name[..<dot] + "." + hash + name[dot...]
+        }
+        return name + "." + hash
+    }
+
+    private static func listFiles(_ root: String, _ relative: String = "") throws(ServerError) -> [String] {
+        let path = relative.isEmpty ? root : root + "/" + relative
+        guard let dir = opendir(path) else { throw ServerError.system("opening \(path)", errno) }
+        defer { closedir(dir) }
+        var files: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(".") { continue }
+            let child = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard stat(root + "/" + child, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                files += try listFiles(root, child)
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                files.append(child)
+            }
+        }
+        return files.sorted()
+    }
+
+    static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 { return nil }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    static func hexDigest(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        bytes.withUnsafeBytes { raw in
+            _ = SHA256(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &digest)
+        }
+        let hex = Array("0123456789abcdef".utf8)
+        return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
+    }
+}
+
+/// Content types by file extension, for what Kith itself ships.
+public enum MediaType {
+    public static func forFilename(_ name: String) -> String {
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "json": return "application/json"
+        case "webmanifest": return "application/manifest+json"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "ico": return "image/x-icon"
+        case "woff2": return "font/woff2"
+        case "woff": return "font/woff"
+        case "txt": return "text/plain; charset=utf-8"
+        case "html": return "text/html; charset=utf-8"
+        case "mp4": return "video/mp4"
+        case "webm": return "video/webm"
+        case "mp3": return "audio/mpeg"
+        case "m4a": return "audio/mp4"
+        case "ogg", "opus": return "audio/ogg"
+        case "wav": return "audio/wav"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSQLite
+import Synchronization
+
+/// A SQLite database file opened for a multi-threaded server: one writer
+/// connection and a pool of read-only connections.
+///
+/// All calls are synchronous and block the calling thread; they are meant for
+/// a pool of OS threads, not for Swift concurrency.
+///
+/// - WAL mode: readers work from a snapshot and never wait for the writer, nor
+///   the writer for them. Writes are serialized on the single writer.
+/// - Durability: `synchronous=NORMAL` in WAL mode. A transaction whose `write`
+///   returned survives the process being killed at any point; after a power
+///   loss or OS crash the most recent commits may be missing (never partially
+///   applied, and the file is never corrupt). That is the guarantee Kith needs.
+/// - Foreign keys are enforced on every connection.
+public final class Database: Sendable {
+    public struct Configuration: Sendable {
+        /// Read-only connections; as many reads run at once.
+        public var readerCount: Int = 4
+        /// How long a statement waits for a lock held by another process
+        /// before failing with `SQLITE_BUSY`.
+        public var busyTimeoutMilliseconds: Int32 = 5_000
+        /// Prepared statements kept per connection, keyed by SQL text; 0 turns
+        /// the cache off.
+        public var statementCacheCapacity: Int = 256
+
+        public init() {}
+    }
+
+    public let path: String
+    private let writer: Mutex<Connection?>
+    /// The thread inside `write`, or 0; see `Connection.owner` for why a relaxed
+    /// load is enough to detect re-entry.
+    private let writingThread = Atomic<UInt>(0)
+    private let readers: ReaderPool
+    private let isClosed = Atomic<Bool>(false)
+
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        precondition(configuration.readerCount >= 1, "a Database needs at least one reader")
+        self.path = path
+        // The writer first: it creates the file and switches it to WAL, which a
+        // read-only connection cannot do.
+        let writer = try Connection.open(
+            path: path,
+            readOnly: false,
+            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+            statementCacheCapacity: configuration.statementCacheCapacity
+        )
+        var readers: [Connection] = []
+        do {
+            for _ in 0..<configuration.readerCount {
+                readers.append(try Connection.open(
+                    path: path,
+                    readOnly: true,
+                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+                    statementCacheCapacity: configuration.statementCacheCapacity
+                ))
+            }
+        } catch {
+            for reader in readers { reader.close() }
+            writer.close()
+            throw error
+        }
+        self.writer = Mutex(writer)
+        self.readers = ReaderPool(connections: readers)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Opens with the default configuration but `readers` reader connections.
+    public convenience init(path: String, readers: Int) throws {
+        var configuration = Configuration()
+        configuration.readerCount = readers
+        try self.init(path: path, configuration: configuration)
+    }
+
+    public var readerCount: Int { readers.capacity }
+
+    // MARK: - Writing
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer and commits
+    /// it, returning what `body` returned. If `body` throws, or the commit fails,
+    /// everything is rolled back and the error rethrown. Blocks while another
+    /// thread is writing.
+    ///
+    /// Calling `write` from inside a `write` (or from an `afterCommit` action) on
+    /// the same thread is a programming error and stops the program.
+    @discardableResult
+    public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
+        let thread = ThreadIdentity.current
+        precondition(
+            writingThread.load(ordering: .relaxed) != thread,
+            "Database.write called inside a Database.write (or an afterCommit action) on the same thread"
+        )
+        var result: T?
+        try writer.withLock { writer in
+            guard let writer else { throw DatabaseError.closed }
+            writingThread.store(thread, ordering: .relaxed)
+            writer.lend(to: thread)
+            defer {
+                writer.reclaim()
+                writingThread.store(0, ordering: .relaxed)
+            }
+            let transaction = Transaction(connection: writer)
+            try writer.begin(immediate: true)
+            do {
+                result = try body(transaction)
+                // SQLite ends a transaction by itself after some errors (disk
+                // full, I/O), or `body` may have run COMMIT or ROLLBACK; a
+                // closure that caught such an error and returned must not be
+                // reported as committed.
+                guard writer.isInTransaction else {
+                    _ = transaction.close()
+                    throw DatabaseError.misuse("the transaction ended before Database.write could commit it (an earlier error rolled it back, or the closure ran COMMIT or ROLLBACK)")
+                }
+                try writer.commit()
+            } catch {
+                _ = transaction.close()
+                writer.rollbackIfNeeded()
+                throw error
+            }
+            // Still holding the writer, so actions of successive transactions
+            // run in commit order.
+            for action in transaction.close() {
+                action()
+            }
+        }
+        // Set exactly when the closure above returned normally.
+        return result!
+    }
+
+    // MARK: - Reading
+
+    /// Runs `body` on a reader connection inside a read transaction, so every
+    /// query in it sees the same snapshot: the database as of the first query.
+    /// Never waits for the writer; blocks only while every reader is in use.
+    ///
+    /// The connection is read-only: a write through it fails with
+    /// `SQLITE_READONLY`. A nested `read` on the same thread is a programming
+    /// error and stops the program.
+    @discardableResult
+    public func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try readers.withConnection { reader in
+            try reader.begin(immediate: false)
+            let result: T
+            do {
+                result = try body(reader)
+            } catch {
+                reader.rollbackIfNeeded()
+                throw error
+            }
+            // Committing a read transaction cannot lose data; it only releases
+            // the snapshot. Should it fail, end the transaction regardless, so
+            // the next borrower does not inherit a stale snapshot.
+            do {
+                try reader.commit()
+            } catch {
+                reader.rollbackIfNeeded()
+                throw error
+            }
+            return result
+        }
+    }
+
+    // MARK: - Backup
+
+    /// Writes a complete, consistent copy of the database to a new file at
+    /// `destination`, while other threads go on reading and writing. The copy
+    /// holds every transaction committed before the call, is compacted, and is
+    /// flushed to stable storage before this returns.
+    ///
+    /// Refuses to touch an existing file. Uses a reader, so it may be called
+    /// inside `write` but not inside `read`.
+    public func backup(to destination: String) throws {
+        var status = stat()
+        guard lstat(destination, &status) != 0 else {
+            throw DatabaseError(resultCode: SQLITE_CANTOPEN, message: "refusing to overwrite \(destination): backups go to a new file")
+        }
+        try readers.withConnection { reader in
+            // VACUUM INTO reads one snapshot in its own read transaction (it
+            // refuses to run inside one), so the copy is consistent however
+            // many commits land meanwhile.
+            _ = try reader.execute("VACUUM INTO \(destination)", cached: false)
+        }
+        // SQLite does not sync the file VACUUM INTO writes.
+        try FileSync.flush(fileAt: destination)
+    }
+
+    // MARK: - Closing
+
+    /// Waits for running reads and writes to finish, checkpoints the WAL into
+    /// the main file, and closes every connection. Later calls do nothing;
+    /// reads and writes after it throw. Must not be called from inside `read`
+    /// or `write`.
+    public func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        readers.close()
+        writer.withLock { writer in
+            guard let connection = writer else { return }
+            connection.lend(to: ThreadIdentity.current)
+            // Both are optimizations whose failure loses nothing: the WAL is
+            // already durable, and statistics are advisory.
+            _ = try? connection.execute("PRAGMA optimize", cached: false)
+            _ = try? connection.queryOne("PRAGMA wal_checkpoint(TRUNCATE)", cached: false)
+            connection.reclaim()
+            connection.close()
+            writer = nil
+        }
+    }
+}

@@ -1,0 +1,138 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Applies the `NNNN_name.sql` files of a directory in numeric order, each once.
+///
+/// Each file runs in its own write transaction together with its row in
+/// `schema_migrations`, so a file is either wholly applied and recorded or not
+/// at all. A failure stops the run, leaving the earlier files applied.
+///
+/// Migration files must not contain BEGIN/COMMIT. Foreign keys stay enforced,
+/// and `PRAGMA foreign_keys` is a no-op inside a transaction; instead, checks are
+/// deferred to the end of each file (`PRAGMA defer_foreign_keys`), so a table
+/// can be rebuilt in several steps, and `PRAGMA foreign_key_check` must come
+/// back empty before the file commits.
+public struct Migrator: Sendable {
+    public let database: Database
+    /// Every migration file found, in order.
+    public let migrations: [Migration]
+
+    /// Loads and validates the directory's migration files. Files not ending in
+    /// `.sql` are ignored; a badly named `.sql` file or a repeated number is an
+    /// error, so a typo cannot silently skip a migration.
+    public init(database: Database, directory: String) throws(MigrationError) {
+        self.database = database
+        self.migrations = try Self.load(directory: directory)
+    }
+
+    /// Migrations already applied, from `schema_migrations`, in version order.
+    public var applied: [AppliedMigration] {
+        get throws {
+            try database.read { connection in
+                guard try Self.hasBookkeepingTable(connection) else { return [] }
+                return try connection.query("SELECT version, name, applied_at FROM schema_migrations ORDER BY version").map { row in
+                    AppliedMigration(version: try row.get("version"), name: try row.get("name"), appliedAt: try row.get("applied_at"))
+                }
+            }
+        }
+    }
+
+    /// Migrations not yet applied, in the order `migrate` would apply them.
+    public var pending: [Migration] {
+        get throws {
+            let done = Set(try applied.map(\.version))
+            return migrations.filter { !done.contains($0.version) }
+        }
+    }
+
+    /// Applies every pending migration in order and returns the names of the
+    /// files applied by this call (empty when the schema is up to date).
+    @discardableResult
+    public func migrate() throws -> [String] {
+        try database.write { transaction in
+            try transaction.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL
+                )
+                """)
+        }
+        var appliedNow: [String] = []
+        for migration in migrations where try apply(migration) {
+            appliedNow.append(migration.name)
+        }
+        return appliedNow
+    }
+
+    /// Applies one migration unless already recorded; true if it applied it.
+    /// The check runs inside the write transaction, so two processes migrating
+    /// the same file at once cannot both apply a file.
+    private func apply(_ migration: Migration) throws -> Bool {
+        do {
+            return try database.write { transaction in
+                let recorded = try transaction.queryOne("SELECT 1 FROM schema_migrations WHERE version = \(migration.version)")
+                guard recorded == nil else { return false }
+                // Resets itself at commit or rollback.
+                try transaction.execute("PRAGMA defer_foreign_keys = ON")
+                try transaction.executeScript(migration.sql)
+                try transaction.execute("""
+                    INSERT INTO schema_migrations (version, name, applied_at)
+                    VALUES (\(migration.version), \(migration.name), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                    """)
+                let violations = try transaction.query("PRAGMA foreign_key_check").prefix(20).map { row in
+                    let table = (try? row.get("table", as: String.self)) ?? "?"
+                    let rowid = (try? row.get("rowid", as: Int64?.self)).flatMap { $0 }.map { "rowid \($0)" } ?? "a row"
+                    let parent = (try? row.get("parent", as: String.self)) ?? "?"
+                    return "\(table) \(rowid) -> \(parent)"
+                }
+                guard violations.isEmpty else {
+                    throw MigrationError.foreignKeyViolations(file: migration.name, violations: violations)
+                }
+                return true
+            }
+        } catch let error as DatabaseError {
+            throw MigrationError.failed(file: migration.name, error: error)
+        }
+    }
+
+    private static func hasBookkeepingTable(_ connection: Connection) throws -> Bool {
+        try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") != nil
+    }
+
+    private static func load(directory: String) throws(MigrationError) -> [Migration] {
+        let fileNames: [String]
+        do {
+            fileNames = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw .unreadableDirectory(path: directory, reason: "\(error)")
+        }
+        var byVersion: [Int: [String]] = [:]
+        // Sorted so that error reports do not depend on directory order.
+        for fileName in fileNames.sorted() where fileName.lowercased().hasSuffix(".sql") {
+            guard let version = Migration.version(fromFileName: fileName) else {
+                throw .badFileName(fileName)
+            }
+            byVersion[version, default: []].append(fileName)
+        }
+        if let (version, files) = byVersion.filter({ $0.value.count > 1 }).min(by: { $0.key < $1.key }) {
+            throw .duplicateVersion(version, files: files)
+        }
+        let separator = directory.hasSuffix("/") ? "" : "/"
+        var migrations: [Migration] = []
+        for (version, files) in byVersion.sorted(by: { $0.key < $1.key }) {
+            let name = files[0]
+            let sql: String
+            do {
+                sql = try String(contentsOfFile: directory + separator + name, encoding: .utf8)
+            } catch {
+                throw .unreadableFile(name: name, reason: "\(error)")
+            }
+            migrations.append(Migration(version: version, name: name, sql: sql))
+        }
+        return migrations
+    }
+}

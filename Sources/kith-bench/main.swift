@@ -1,0 +1,131 @@
+import Glibc
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+// TechEmpower's "plaintext" and "Fortunes" on Kith's engine, storage and
+// template layers, so Kith's numbers compare with other frameworks on the
+// same work. `POST /fortunes` adds a row; the durability test uses it.
+//
+//   kith-bench [--port P] [--host H] [--data DIR] [--event-loops N] [--workers N] [--quiet]
+
+ShutdownSignal.blockSignals()
+
+struct Options {
+    var host = "127.0.0.1"
+    var port = 8081
+    var data = "./data/bench"
+    var eventLoops = 2
+    var workers = 16
+    var log = true
+}
+
+var options = Options()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--host": options.host = arguments.popFirst() ?? options.host
+    case "--port": options.port = arguments.popFirst().flatMap { Int($0) } ?? options.port
+    case "--data": options.data = arguments.popFirst() ?? options.data
+    case "--event-loops": options.eventLoops = arguments.popFirst().flatMap { Int($0) } ?? options.eventLoops
+    case "--workers": options.workers = arguments.popFirst().flatMap { Int($0) } ?? options.workers
+    case "--quiet": options.log = false
+    default:
+        Console.error("usage: kith-bench [--host H] [--port P] [--data DIR] [--event-loops N] [--workers N] [--quiet]")
+        exit(2)
+    }
+}
+
+let database: Database
+do {
+    _ = mkdir(options.data, 0o700)
+    database = try Database(path: options.data + "/bench.sqlite")
+    try database.write { tx in
+        try tx.execute("CREATE TABLE IF NOT EXISTS fortune (id INTEGER PRIMARY KEY, message TEXT NOT NULL)")
+        if try tx.queryValue("SELECT count(*) FROM fortune", as: Int64.self) == 0 {
+            for message in FortuneSeed.messages { try tx.execute("INSERT INTO fortune (message) VALUES (\(message))") }
+        }
+    }
+} catch {
+    Console.error("kith-bench: \(error)")
+    exit(1)
+}
+
+struct Fortune {
+    let id: Int64
+    let message: String
+}
+
+enum FortunesPage {
+    static func render(_ fortunes: [Fortune]) -> HTML {
+        let rows = fortunes.map { fortune -> HTML in "<tr><td>\(fortune.id)</td><td>\(fortune.message)</td></tr>" }
+        return "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>\(rows)</table></body></html>"
+    }
+}
+
+struct BenchContext: Sendable {
+    let request: Request
+}
+
+let plaintext = Route(.get, "/plaintext", runsInline: true)
+let fortunes = Route(.get, "/fortunes")
+let addFortune = Route(.post, "/fortunes")
+
+let router = Router<BenchContext>(makeContext: { BenchContext(request: $0) })
+router.on(plaintext) { _ in
+    Response.bytes(Array("Hello, World!".utf8), contentType: "text/plain")
+}
+router.on(fortunes) { _ in
+    var list = try database.read { db in
+        try db.query("SELECT id, message FROM fortune").map { row in
+            Fortune(id: try row.get("id"), message: try row.get("message"))
+        }
+    }
+    list.append(Fortune(id: 0, message: "Additional fortune added at request time."))
+    list.sort { $0.message < $1.message }
+    return Response.bytes(FortunesPage.render(list).bytes, contentType: "text/html; charset=utf-8")
+}
+router.on(addFortune) { context in
+    guard let message = context.request.form["message"], !message.isEmpty else {
+        throw HTTPError.badRequest("A fortune needs a message.")
+    }
+    let id = try database.write { tx in
+        try tx.execute("INSERT INTO fortune (message) VALUES (\(message))")
+        return tx.lastInsertRowID
+    }
+    return Response.text("\(id)\n", status: .created)
+}
+
+struct BenchResponder: HTTPResponder {
+    func decide(method: HTTPMethod, path: String) -> RouteDecision { router.decide(method: method, path: path) }
+    func respond(to request: Request) -> Response {
+        do {
+            return try router.handle(request)
+        } catch let error as HTTPError {
+            return errorResponse(error, head: request.head)
+        } catch {
+            return errorResponse(.internal(error), head: request.head)
+        }
+    }
+    func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {
+        Response.text(error.message + "\n", status: error.status)
+    }
+}
+
+var configuration = ServerConfiguration()
+configuration.host = options.host
+configuration.port = options.port
+configuration.eventLoops = options.eventLoops
+configuration.workers = options.workers
+configuration.temporaryDirectory = "/tmp"
+let server = Server(configuration: configuration, responder: BenchResponder(), logger: Logger(enabled: options.log))
+do {
+    let port = try server.start()
+    Console.out("kith-bench listening on http://\(options.host):\(port)")
+} catch {
+    Console.error("kith-bench: \(error)")
+    exit(1)
+}
+_ = ShutdownSignal.wait()
+server.shutdown()
+database.close()

@@ -1,0 +1,84 @@
+import Glibc
+import KithApp
+import KithHTTP
+import KithStorage
+
+// Signals are blocked before any thread exists, so every thread inherits the
+// mask and SIGTERM/SIGINT arrive only through the signalfd read below.
+ShutdownSignal.blockSignals()
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    Console.error("kith: \(message)")
+    exit(status)
+}
+
+func environment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}
+
+let command: KithCommand
+let configuration: KithConfiguration
+do {
+    (command, configuration) = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()), environment: environment())
+} catch {
+    fail("\(error)", status: 2)
+}
+
+switch command {
+case .help:
+    Console.out(CommandLineParser.usage)
+
+case .serve:
+    let logger = Logger(enabled: configuration.logRequests)
+    let kith: KithServer
+    do {
+        kith = KithServer(app: try makeApp(configuration, logger: logger))
+        try kith.start()
+    } catch {
+        fail("could not start: \(error)")
+    }
+    var shown = configuration
+    shown.port = kith.port
+    let url = configuration.baseURL ?? shown.effectiveBaseURL
+    Console.out("""
+        Kith is serving at \(url)
+          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)
+          Ctrl-C to stop
+        """)
+    let signal = ShutdownSignal.wait()
+    Console.out("kith: signal \(signal), shutting down")
+    kith.shutdown()
+    Console.out("kith: stopped")
+
+case .migrate:
+    do {
+        let resources = try Resources.locate(explicitRoot: configuration.root)
+        let (database, applied) = try openDatabase(configuration, resources: resources)
+        database.close()
+        Console.out(applied.isEmpty ? "kith: the database is up to date" : applied.map { "applied \($0)" }.joined(separator: "\n"))
+    } catch {
+        fail("migrate: \(error)")
+    }
+
+case .backup(let destination):
+    guard access(configuration.databasePath, F_OK) == 0 else {
+        fail("backup: there is no database at \(configuration.databasePath) (see --data)")
+    }
+    do {
+        let database = try Database(path: configuration.databasePath)
+        defer { database.close() }
+        try database.backup(to: destination)
+        Console.out("kith: backed up \(configuration.databasePath) to \(destination)")
+    } catch {
+        fail("backup: \(error)")
+    }
+}

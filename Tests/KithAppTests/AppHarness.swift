@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import KithApp
+import KithHTTP
+import KithTestSupport
+
+/// Kith itself, started in-process on port 0 against a fresh data directory.
+final class AppHarness {
+    let directory: TemporaryDirectory
+    let kith: KithServer
+    var port: Int { kith.port }
+
+    init(configure: (inout KithConfiguration) -> Void = { _ in }) throws {
+        directory = try TemporaryDirectory("kith-app")
+        var configuration = KithConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = directory.path + "/data"
+        configuration.logRequests = false
+        configure(&configuration)
+        kith = KithServer(app: try makeApp(configuration, logger: Logger(enabled: false)))
+        try kith.start()
+    }
+
+    deinit { kith.shutdown() }
+
+    func get(_ path: String, headers: String = "") throws -> TestResponse {
+        let client = try TestClient(port: port)
+        try client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\n\(headers)\r\n")
+        return try client.readResponse()
+    }
+}
+
+/// A `kith` (or `kith-bench`) process, for what only a real process can show:
+/// signals, `kill -9`, the command line.
+final class KithProcess {
+    let process = Process()
+    let output = Pipe()
+    private(set) var port = 0
+
+    /// The built executables sit beside the test bundle.
+    static func executable(_ name: String) -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent(name)
+    }
+
+    init(_ name: String = "kith", arguments: [String]) throws {
+        process.executableURL = Self.executable(name)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read the banner for the port the kernel chose.
+        var banner = ""
+        let deadline = Clock.now + 30
+        while Clock.now < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            banner += String(decoding: data, as: UTF8.self)
+            if let range = banner.range(of: #"(?:listening on [^:\s]+:|http://127\.0\.0\.1:)(\d+)"#, options: .regularExpression) {
+                let match = String(banner[range])
+                port = Int(match.split(separator: ":").last!) ?? 0
+                if port > 0 { break }
+            }
+        }
+        if port == 0 {
+            process.terminate()
+            throw TestError("\(name) did not start: \(banner)")
+        }
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to exit and returns its status.
+    func wait(timeout: Double = 30) -> Int32? {
+        let deadline = Clock.now + timeout
+        while process.isRunning && Clock.now < deadline { usleep(20_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Runs an executable to completion and returns its status and output.
+func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = KithProcess.executable(name)
+    process.arguments = arguments
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
