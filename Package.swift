@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
         .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto"], path: "Sources/KithHTTP"),
-        .target(name: "KithStorage", dependencies: ["CSQLite", "CKithShim"], path: "Sources/KithStorage"),
+        .target(name: "KithStorage", dependencies: ["CSQLite"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         .target(
             name: "KithApp",

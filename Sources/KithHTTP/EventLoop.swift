@@ -398,6 +398,7 @@ final class EventLoop: @unchecked Sendable {
                 MultipartParser(
                     boundary: boundary, temporaryDirectory: core.configuration.temporaryDirectory,
                     limits: MultipartParser.Limits(
+                        maxFiles: policy.maxFiles,
                         maxFieldBytes: min(policy.maxBytes, 1024 * 1024),
                         maxFileBytes: Int64(policy.maxFileBytes),
                         maxTotalFileBytes: Int64(policy.maxFileBytes) * Int64(max(policy.maxFiles, 1)))))
@@ -443,7 +444,9 @@ final class EventLoop: @unchecked Sendable {
         conn.deadline = 0
         let responder = core.responder
         if route.runsInline {
-            startResponse(conn, responder.respond(to: request))
+            let response = responder.respond(to: request)
+            for file in request.form.allFiles { unlink(file.path) }
+            startResponse(conn, response)
             return
         }
         let id = conn.id

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An incremental HTTP/1.1 request parser (RFC 9112, with the field rules of RFC 9110).
 ///
@@ -55,9 +49,9 @@ public struct HTTPParser: Sendable {
             switch (lhs, rhs) {
             case (.needMore, .needMore), (.end, .end):
                 return true
-            case let (.body(a), .body(b)):
+            case (.body(let a), .body(let b)):
                 return a == b
-            case let (.head(a), .head(b)):
+            case (.head(let a), .head(let b)):
                 // RequestHead is not Equatable (its fields are tuples), so compare it here.
                 let sameFields = a.headers.fields.elementsEqual(b.headers.fields) {
                     $0.name == $1.name && $0.value == $1.value
@@ -96,7 +90,8 @@ public struct HTTPParser: Sendable {
     /// Parses from the start of `bytes`. Returns one event and how many bytes of `bytes`
     /// were consumed; the caller drops that prefix and calls again with the rest plus any
     /// newly read bytes.
-    public mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (event: Event, consumed: Int) {
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (event: Event, consumed: Int)
+    {
         var i = 0
         while true {
             switch phase {
@@ -115,7 +110,9 @@ public struct HTTPParser: Sendable {
                 return (.body(i..<(i + n)), i + n)
 
             case .chunkHeader:
-                guard let lf = try nextHeldLine(bytes, from: i, maxBytes: Self.maxChunkHeaderBytes, tooLong: .chunkHeaderTooLong)
+                guard
+                    let lf = try nextHeldLine(
+                        bytes, from: i, maxBytes: Self.maxChunkHeaderBytes, tooLong: .chunkHeaderTooLong)
                 else { return (.needMore, i) }
                 let size = try Self.parseChunkHeader(bytes, from: i, to: lf - 1)
                 i = lf + 1
@@ -236,7 +233,9 @@ extension HTTPParser {
 // MARK: - Head
 
 extension HTTPParser {
-    private mutating func parseHead(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (event: Event, consumed: Int) {
+    private mutating func parseHead(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (
+        event: Event, consumed: Int
+    ) {
         assert(bytes.count >= head.scanned, "the buffer lost bytes of a head that was being held")
         head.buffered = bytes.count
         let window = min(bytes.count, limits.maxHeadBytes)
@@ -246,17 +245,29 @@ extension HTTPParser {
             let end = lf - 1
             head.lineStart = lf + 1
             head.scanned = lf + 1
-            if head.requestLine == nil {
+            if end == start {
                 // RFC 9112 §2.2: empty lines before the request line are ignored.
-                if end == start { continue }
-                head.requestLine = try parseRequestLine(bytes, from: start, to: end)
-            } else if end == start {
+                if head.requestLine == nil { continue }
                 let requestHead = try completeHead()
                 return (.head(requestHead), lf + 1)
-            } else {
-                try addField(bytes, from: start, to: end)
+            }
+            do throws(HTTPParseError) {
+                if head.requestLine == nil {
+                    head.requestLine = try parseRequestLine(bytes, from: start, to: end)
+                } else {
+                    try addField(bytes, from: start, to: end)
+                }
+            } catch {
+                // A stray CR is named as such however the bytes arrived: had the line come
+                // in pieces, the check below would have caught it before the line ended.
+                throw Self.find(bytes, ASCII.cr, from: start, to: end) != nil ? .bareCR : error
             }
         }
+        // No LF in bytes[scanned..<window], so a CR there with a byte after it is a bare CR.
+        // Refusing it now spares waiting for a line end that may never come. A CR left at the
+        // end of the previous call is decided now; one at the very end waits for its LF.
+        let crSearchStart = max(head.scanned - 1, head.lineStart)
+        if Self.find(bytes, ASCII.cr, from: crSearchStart, to: window - 1) != nil { throw .bareCR }
         head.scanned = window
         if bytes.count > limits.maxHeadBytes { throw oversizedHeadError(bytes) }
         return (.needMore, 0)
@@ -301,7 +312,8 @@ extension HTTPParser {
     }
 
     /// `HTTP/1.0` or `HTTP/1.1`; another well-formed version is 505, anything else 400.
-    private static func parseVersion(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(HTTPParseError)
+    private static func parseVersion(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int)
+        throws(HTTPParseError)
         -> Int
     {
         guard end - start == 8, matches(bytes, start, "HTTP/"), CharacterClass.isDigit(bytes[start + 5]),
@@ -354,7 +366,8 @@ extension HTTPParser {
             authorityEnd += 1
         }
         // userinfo is refused (RFC 9110 §4.2.4) by the host grammar, which has no `@`.
-        guard authorityEnd > authorityStart, isAuthority(bytes, from: authorityStart, to: authorityEnd, requirePort: false)
+        guard authorityEnd > authorityStart,
+            isAuthority(bytes, from: authorityStart, to: authorityEnd, requirePort: false)
         else { throw .invalidTarget }
         if authorityEnd < end, bytes[authorityEnd] == ASCII.slash {
             return split(bytes, pathStart: authorityEnd, end: end, whole: whole, pathIsWhole: false)
@@ -375,7 +388,9 @@ extension HTTPParser {
 
     /// `uri-host [":" port]` (RFC 9110 §7.2, RFC 3986 §3.2.2), used for Host and for the
     /// authority of absolute-form and authority-form targets.
-    private static func isAuthority(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, requirePort: Bool) -> Bool {
+    private static func isAuthority(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, requirePort: Bool)
+        -> Bool
+    {
         var i = start
         if i < end, bytes[i] == ASCII.leftBracket {
             i += 1
@@ -407,7 +422,8 @@ extension HTTPParser {
         return i == end && (!requirePort || i > portStart)
     }
 
-    private mutating func addField(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(HTTPParseError) {
+    private mutating func addField(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(HTTPParseError)
+    {
         let field = try Self.scanField(bytes, from: start, to: end)
         guard head.headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
         let name = start..<field.nameEnd
@@ -444,11 +460,14 @@ extension HTTPParser {
             break
         }
 
-        head.headers.add(Self.string(bytes, start, field.nameEnd), Self.string(bytes, value.lowerBound, value.upperBound))
+        head.headers.add(
+            Self.string(bytes, start, field.nameEnd), Self.string(bytes, value.lowerBound, value.upperBound))
     }
 
     /// 1*DIGIT and nothing else: no sign, no list, no inner spaces.
-    private static func parseContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) throws(HTTPParseError) -> Int {
+    private static func parseContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) throws(HTTPParseError)
+        -> Int
+    {
         guard !value.isEmpty else { throw .invalidContentLength }
         var length = 0
         for i in value {
@@ -461,10 +480,12 @@ extension HTTPParser {
         return length
     }
 
-    /// 2^53, the largest length every JSON and JavaScript consumer can still represent.
+    /// 2^53: far beyond any body Kith accepts, and far from where arithmetic on lengths overflows.
     static let maxContentLength = 1 << 53
 
-    private mutating func addTransferCodings(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) throws(HTTPParseError) {
+    private mutating func addTransferCodings(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>)
+        throws(HTTPParseError)
+    {
         head.codings.present = true
         var malformed = false
         Self.forEachListElement(bytes, value) { element in
@@ -583,7 +604,8 @@ extension HTTPParser {
 
     /// `chunk-size *chunk-ext` (RFC 9112 §7.1), without the CRLF. Extensions are validated
     /// and dropped.
-    private static func parseChunkHeader(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(HTTPParseError)
+    private static func parseChunkHeader(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int)
+        throws(HTTPParseError)
         -> Int
     {
         var i = start
@@ -622,7 +644,8 @@ extension HTTPParser {
     }
 
     /// Returns the index after the closing quote of the quoted-string at `start` (RFC 9110 §5.6.4).
-    private static func skipQuotedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws(HTTPParseError)
+    private static func skipQuotedString(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int)
+        throws(HTTPParseError)
         -> Int
     {
         var i = start + 1
@@ -678,10 +701,13 @@ extension HTTPParser {
     }
 
     /// Whether `bytes[range]` is `literal`, ignoring ASCII case; `literal` is lowercase.
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ literal: StaticString)
+    private static func equalsIgnoringCase(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ literal: StaticString
+    )
         -> Bool
     {
-        range.count == literal.utf8CodeUnitCount && matchesIgnoringCase(bytes, range.lowerBound, range.upperBound, literal)
+        range.count == literal.utf8CodeUnitCount
+            && matchesIgnoringCase(bytes, range.lowerBound, range.upperBound, literal)
     }
 
     /// Calls `body` with each non-empty element of a comma-separated list (RFC 9110 §5.6.1),
@@ -780,49 +806,71 @@ extension HTTPParser {
     }
 }
 
-fileprivate extension HTTPParseError {
-    static let bareLF = HTTPParseError(.badRequest, "The request has a line that does not end in CRLF.")
-    static let bareCR = HTTPParseError(.badRequest, "The request contains a stray carriage return.")
-    static let truncatedHead = HTTPParseError(.badRequest, "The connection closed before the request was complete.")
-    static let truncatedBody = HTTPParseError(.badRequest, "The connection closed before the request body was complete.")
-    static let headTooLarge = HTTPParseError(.headerFieldsTooLarge, "The request's headers are too large.")
-    static let tooManyHeaders = HTTPParseError(.headerFieldsTooLarge, "The request has too many headers.")
-    static let targetTooLong = HTTPParseError(.uriTooLong, "The request's address is too long.")
+extension HTTPParseError {
+    fileprivate static let bareLF = HTTPParseError(.badRequest, "The request has a line that does not end in CRLF.")
+    fileprivate static let bareCR = HTTPParseError(.badRequest, "The request contains a stray carriage return.")
+    fileprivate static let truncatedHead = HTTPParseError(
+        .badRequest, "The connection closed before the request was complete.")
+    fileprivate static let truncatedBody = HTTPParseError(
+        .badRequest, "The connection closed before the request body was complete.")
+    fileprivate static let headTooLarge = HTTPParseError(.headerFieldsTooLarge, "The request's headers are too large.")
+    fileprivate static let tooManyHeaders = HTTPParseError(.headerFieldsTooLarge, "The request has too many headers.")
+    fileprivate static let targetTooLong = HTTPParseError(.uriTooLong, "The request's address is too long.")
 
-    static let invalidMethod = HTTPParseError(.badRequest, "The request method is not a valid token.")
-    static let malformedRequestLine = HTTPParseError(.badRequest, "The request line is malformed.")
-    static let missingVersion = HTTPParseError(.badRequest, "The request line has no HTTP version.")
-    static let malformedVersion = HTTPParseError(.badRequest, "The request's HTTP version is malformed.")
-    static let unsupportedVersion = HTTPParseError(.httpVersionNotSupported, "Only HTTP/1.0 and HTTP/1.1 are supported.")
-    static let invalidTargetCharacter = HTTPParseError(.badRequest, "The request's address contains an invalid character.")
-    static let invalidTarget = HTTPParseError(.badRequest, "The request's address is not in a form this server accepts.")
-    static let fragmentInTarget = HTTPParseError(.badRequest, "The request's address contains a fragment (#).")
-    static let asteriskWithoutOptions = HTTPParseError(.badRequest, "The address * is only valid with OPTIONS.")
+    fileprivate static let invalidMethod = HTTPParseError(.badRequest, "The request method is not a valid token.")
+    fileprivate static let malformedRequestLine = HTTPParseError(.badRequest, "The request line is malformed.")
+    fileprivate static let missingVersion = HTTPParseError(.badRequest, "The request line has no HTTP version.")
+    fileprivate static let malformedVersion = HTTPParseError(.badRequest, "The request's HTTP version is malformed.")
+    fileprivate static let unsupportedVersion = HTTPParseError(
+        .httpVersionNotSupported, "Only HTTP/1.0 and HTTP/1.1 are supported.")
+    fileprivate static let invalidTargetCharacter = HTTPParseError(
+        .badRequest, "The request's address contains an invalid character.")
+    fileprivate static let invalidTarget = HTTPParseError(
+        .badRequest, "The request's address is not in a form this server accepts.")
+    fileprivate static let fragmentInTarget = HTTPParseError(
+        .badRequest, "The request's address contains a fragment (#).")
+    fileprivate static let asteriskWithoutOptions = HTTPParseError(
+        .badRequest, "The address * is only valid with OPTIONS.")
 
-    static let obsFold = HTTPParseError(.badRequest, "The request has a header line that starts with whitespace.")
-    static let whitespaceBeforeColon = HTTPParseError(.badRequest, "The request has whitespace between a header name and its colon.")
-    static let invalidFieldName = HTTPParseError(.badRequest, "The request has a header with an invalid name.")
-    static let invalidFieldValue = HTTPParseError(.badRequest, "The request has a header value with a control character.")
-    static let missingHost = HTTPParseError(.badRequest, "An HTTP/1.1 request must have a Host header.")
-    static let duplicateHost = HTTPParseError(.badRequest, "The request has more than one Host header.")
-    static let invalidHost = HTTPParseError(.badRequest, "The request's Host header is not a valid host.")
-    static let invalidContentLength = HTTPParseError(.badRequest, "The request's Content-Length is not a number.")
-    static let contentLengthTooLarge = HTTPParseError(.badRequest, "The request's Content-Length is too large.")
-    static let duplicateContentLength = HTTPParseError(.badRequest, "The request has more than one Content-Length header.")
-    static let invalidTransferEncoding = HTTPParseError(.badRequest, "The request's Transfer-Encoding is malformed.")
-    static let transferEncodingInHTTP10 = HTTPParseError(.badRequest, "An HTTP/1.0 request cannot use Transfer-Encoding.")
-    static let lengthAndTransferEncoding = HTTPParseError(
+    fileprivate static let obsFold = HTTPParseError(
+        .badRequest, "The request has a header line that starts with whitespace.")
+    fileprivate static let whitespaceBeforeColon = HTTPParseError(
+        .badRequest, "The request has whitespace between a header name and its colon.")
+    fileprivate static let invalidFieldName = HTTPParseError(
+        .badRequest, "The request has a header with an invalid name.")
+    fileprivate static let invalidFieldValue = HTTPParseError(
+        .badRequest, "The request has a header value with a control character.")
+    fileprivate static let missingHost = HTTPParseError(.badRequest, "An HTTP/1.1 request must have a Host header.")
+    fileprivate static let duplicateHost = HTTPParseError(.badRequest, "The request has more than one Host header.")
+    fileprivate static let invalidHost = HTTPParseError(.badRequest, "The request's Host header is not a valid host.")
+    fileprivate static let invalidContentLength = HTTPParseError(
+        .badRequest, "The request's Content-Length is not a number.")
+    fileprivate static let contentLengthTooLarge = HTTPParseError(
+        .badRequest, "The request's Content-Length is too large.")
+    fileprivate static let duplicateContentLength = HTTPParseError(
+        .badRequest, "The request has more than one Content-Length header.")
+    fileprivate static let invalidTransferEncoding = HTTPParseError(
+        .badRequest, "The request's Transfer-Encoding is malformed.")
+    fileprivate static let transferEncodingInHTTP10 = HTTPParseError(
+        .badRequest, "An HTTP/1.0 request cannot use Transfer-Encoding.")
+    fileprivate static let lengthAndTransferEncoding = HTTPParseError(
         .badRequest, "The request has both Content-Length and Transfer-Encoding.")
-    static let chunkedNotFinal = HTTPParseError(
+    fileprivate static let chunkedNotFinal = HTTPParseError(
         .badRequest, "The request's Transfer-Encoding must end with chunked, once.")
-    static let unsupportedTransferCoding = HTTPParseError(
+    fileprivate static let unsupportedTransferCoding = HTTPParseError(
         .notImplemented, "The request uses a transfer coding other than chunked.")
-    static let unsupportedExpectation = HTTPParseError(.expectationFailed, "Only Expect: 100-continue is supported.")
+    fileprivate static let unsupportedExpectation = HTTPParseError(
+        .expectationFailed, "Only Expect: 100-continue is supported.")
 
-    static let invalidChunkSize = HTTPParseError(.badRequest, "The request has a malformed chunk size.")
-    static let chunkSizeTooLarge = HTTPParseError(.badRequest, "The request has a chunk size that is too large.")
-    static let invalidChunkExtension = HTTPParseError(.badRequest, "The request has a malformed chunk extension.")
-    static let chunkHeaderTooLong = HTTPParseError(.badRequest, "The request has a chunk header that is too long.")
-    static let chunkDataUnterminated = HTTPParseError(.badRequest, "The request has a chunk that does not end in CRLF.")
-    static let trailersTooLarge = HTTPParseError(.headerFieldsTooLarge, "The request's trailer fields are too large.")
+    fileprivate static let invalidChunkSize = HTTPParseError(.badRequest, "The request has a malformed chunk size.")
+    fileprivate static let chunkSizeTooLarge = HTTPParseError(
+        .badRequest, "The request has a chunk size that is too large.")
+    fileprivate static let invalidChunkExtension = HTTPParseError(
+        .badRequest, "The request has a malformed chunk extension.")
+    fileprivate static let chunkHeaderTooLong = HTTPParseError(
+        .badRequest, "The request has a chunk header that is too long.")
+    fileprivate static let chunkDataUnterminated = HTTPParseError(
+        .badRequest, "The request has a chunk that does not end in CRLF.")
+    fileprivate static let trailersTooLarge = HTTPParseError(
+        .headerFieldsTooLarge, "The request's trailer fields are too large.")
 }

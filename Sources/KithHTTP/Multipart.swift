@@ -21,6 +21,8 @@ public struct MultipartParser: Sendable {
     public struct Limits: Sendable {
         /// Maximum number of parts (text fields and files together).
         public var maxParts: Int
+        /// Maximum number of files; a file input left empty does not count.
+        public var maxFiles: Int
         /// Maximum size of one part's header section.
         public var maxHeaderBytes: Int
         /// Maximum length of a field name, in UTF-8 bytes.
@@ -34,6 +36,7 @@ public struct MultipartParser: Sendable {
 
         public init(
             maxParts: Int = 1000,
+            maxFiles: Int = 1000,
             maxHeaderBytes: Int = 8 * 1024,
             maxNameBytes: Int = 256,
             maxFieldBytes: Int = 1 << 20,
@@ -41,6 +44,7 @@ public struct MultipartParser: Sendable {
             maxTotalFileBytes: Int64 = 1 << 30
         ) {
             self.maxParts = maxParts
+            self.maxFiles = maxFiles
             self.maxHeaderBytes = maxHeaderBytes
             self.maxNameBytes = maxNameBytes
             self.maxFieldBytes = maxFieldBytes
@@ -545,6 +549,7 @@ public struct MultipartParser: Sendable {
     }
 
     private mutating func createFile() throws(FormError) {
+        guard createdPaths.count < limits.maxFiles else { throw .tooManyFiles }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<8 {
             let name = "kith-upload-" + hex(generator.next()) + hex(generator.next())
@@ -580,6 +585,7 @@ public struct MultipartParser: Sendable {
 
 extension FormError {
     static let partHeadersTooLarge = FormError(.contentTooLarge, "A part of the form has headers that are too long.")
+    static let tooManyFiles = FormError(.contentTooLarge, "Too many files were uploaded at once.")
     static let storage = FormError(.internalServerError, "The upload could not be stored.")
 }
 

@@ -26,11 +26,8 @@ public final class Connection: @unchecked Sendable {
     /// Statements compiled so far, cached or not; lets tests prove cache reuse.
     private(set) var preparedStatementCount = 0
 
-    let isReadOnly: Bool
-
-    private init(handle: OpaquePointer, isReadOnly: Bool, cacheCapacity: Int) {
+    private init(handle: OpaquePointer, cacheCapacity: Int) {
         self.handle = handle
-        self.isReadOnly = isReadOnly
         self.cacheCapacity = cacheCapacity
     }
 
@@ -63,7 +60,7 @@ public final class Connection: @unchecked Sendable {
                 message: "cannot open \(readOnly ? "a reader" : "the writer") on \(path): \(error.message)"
             )
         }
-        let connection = Connection(handle: handle, isReadOnly: readOnly, cacheCapacity: statementCacheCapacity)
+        let connection = Connection(handle: handle, cacheCapacity: statementCacheCapacity)
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         try connection.configure()
@@ -234,17 +231,25 @@ public final class Connection: @unchecked Sendable {
         return Statement(handle: statement, sql: sql, isCached: persistent)
     }
 
-    /// Whether `text` holds anything but whitespace and comments.
+    /// Whether `text` holds anything but whitespace, comments and empty
+    /// statements (`;`).
     private static func compilesToStatement(_ handle: OpaquePointer, _ text: UnsafePointer<CChar>) -> Bool {
         var cursor = text
-        while cursor.pointee != 0, isSpace(cursor.pointee) {
-            cursor += 1
+        while true {
+            while cursor.pointee != 0, isSpace(cursor.pointee) {
+                cursor += 1
+            }
+            if cursor.pointee == 0 { return false }
+            var statement: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v2(handle, cursor, -1, &statement, &tail)
+            if rc != SQLITE_OK || statement != nil {
+                sqlite3_finalize(statement)
+                return true
+            }
+            guard let tail, tail > cursor else { return false }
+            cursor = tail
         }
-        if cursor.pointee == 0 { return false }
-        var statement: OpaquePointer?
-        let rc = sqlite3_prepare_v2(handle, cursor, -1, &statement, nil)
-        sqlite3_finalize(statement)
-        return rc != SQLITE_OK || statement != nil
     }
 
     private static func isSpace(_ c: CChar) -> Bool {
@@ -284,10 +289,12 @@ extension Connection: Queryable {
         checkAccess()
         let statement = try acquire(sql, cached: true)
         defer { release(statement) }
-        let columns = statement.columns()
         var rows: [Row] = []
+        var columns: Row.Columns?
         while try statement.step() {
-            rows.append(statement.row(columns: columns))
+            let layout = columns ?? statement.columns()
+            columns = layout
+            rows.append(statement.row(columns: layout))
         }
         return rows
     }
@@ -301,9 +308,11 @@ extension Connection: Queryable {
         checkAccess()
         let statement = try acquire(sql, cached: true)
         defer { release(statement) }
-        let columns = statement.columns()
+        var columns: Row.Columns?
         while try statement.step() {
-            try body(statement.row(columns: columns))
+            let layout = columns ?? statement.columns()
+            columns = layout
+            try body(statement.row(columns: layout))
         }
     }
 
@@ -322,8 +331,13 @@ extension Connection: Queryable {
                     failure = DatabaseError(connection: handle, sql: Self.failingStatement(handle, from: cursor, to: end))
                     return
                 }
-                // Only whitespace or comments were left.
-                guard let statement else { return }
+                // An empty statement (a lone `;`, a comment): skip it, or stop at
+                // the end of the text.
+                guard let statement else {
+                    guard let tail, tail > cursor else { return }
+                    cursor = tail
+                    continue
+                }
                 preparedStatementCount += 1
                 var rc = sqlite3_step(statement)
                 while rc == SQLITE_ROW {

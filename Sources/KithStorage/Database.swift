@@ -93,14 +93,25 @@ public final class Database: Sendable {
     /// everything is rolled back and the error rethrown. Blocks while another
     /// thread is writing.
     ///
-    /// Calling `write` from inside a `write` (or from an `afterCommit` action) on
-    /// the same thread is a programming error and stops the program.
+    /// Calling `write` from inside a `write` (or from an `afterCommit` action) or
+    /// from inside a `read` on the same thread is a programming error and stops
+    /// the program. Reading inside a write is allowed, but such a read does not
+    /// see the write's uncommitted changes; query through the `Transaction`
+    /// for that.
     @discardableResult
     public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
         let thread = ThreadIdentity.current
         precondition(
             writingThread.load(ordering: .relaxed) != thread,
             "Database.write called inside a Database.write (or an afterCommit action) on the same thread"
+        )
+        // A write may take a reader (a read inside it, an afterCommit action, a
+        // backup) but a read may not take the writer: with both orders allowed,
+        // a writer waiting for a reader and readers waiting for the writer
+        // would deadlock.
+        precondition(
+            !readers.isBorrowed(by: thread),
+            "Database.write called inside a Database.read on the same thread; do the reads inside the write instead"
         )
         var result: T?
         try writer.withLock { writer in
@@ -146,8 +157,8 @@ public final class Database: Sendable {
     /// Never waits for the writer; blocks only while every reader is in use.
     ///
     /// The connection is read-only: a write through it fails with
-    /// `SQLITE_READONLY`. A nested `read` on the same thread is a programming
-    /// error and stops the program.
+    /// `SQLITE_READONLY`. A nested `read`, or a `write`, inside `body` on the same
+    /// thread is a programming error and stops the program.
     @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try readers.withConnection { reader in

@@ -27,11 +27,15 @@ final class ReaderPool: Sendable {
         available = DispatchSemaphore(value: connections.count)
     }
 
+    /// Whether `thread` is inside `withConnection`.
+    func isBorrowed(by thread: UInt) -> Bool {
+        state.withLock { $0.borrowers.contains(thread) }
+    }
+
     /// Runs `body` with a connection lent to the calling thread.
     func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let thread = ThreadIdentity.current
-        let isNested = state.withLock { $0.borrowers.contains(thread) }
-        precondition(!isNested, "Database.read (or backup) called inside a Database.read on the same thread")
+        precondition(!isBorrowed(by: thread), "Database.read (or backup) called inside a Database.read on the same thread")
 
         available.wait()
         let connection = state.withLock { state -> Connection? in

@@ -80,6 +80,8 @@ final class Statement {
         while try step() {}
     }
 
+    /// Column names, read after the first step: a cached statement whose schema
+    /// changed is recompiled during that step, possibly with other columns.
     func columns() -> Row.Columns {
         let count = sqlite3_column_count(handle)
         var names: [String] = []

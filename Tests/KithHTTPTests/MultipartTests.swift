@@ -418,6 +418,19 @@ struct MultipartErrorTests {
         exact.discard()
     }
 
+    @Test("More files than the limit is a 413; empty file inputs do not count")
+    func tooManyFiles() throws {
+        let directory = try UploadDirectory()
+        let limits = MultipartParser.Limits(maxFiles: 2)
+        let empty = part("Content-Disposition: form-data; name=\"none\"; filename=\"\"", "")
+        let file = part("Content-Disposition: form-data; name=\"f\"; filename=\"f.txt\"", "x")
+        var parser = makeParser(directory, limits: limits)
+        #expect(try parse(body([empty, file, empty, file, empty]), with: &parser).allFiles.count == 2)
+        parser.discard()
+        #expect(failure(body([file, file, file]), in: directory, chunk: 5, limits: limits) == .tooManyFiles)
+        #expect(directory.entries.isEmpty)
+    }
+
     @Test("A file over the per-file limit is a 413 and leaves no temporary file")
     func fileTooLarge() throws {
         let directory = try UploadDirectory()

@@ -93,8 +93,13 @@ struct ErrorTests {
         #expect(twoStatements.message.contains("more than one statement"))
         #expect(try db.read { try $0.count() } == 0)
 
+        let hiddenSecond = try #require(throws: DatabaseError.self) {
+            try db.write { tx in try tx.execute("DELETE FROM t; ; DROP TABLE t") }
+        }
+        #expect(hiddenSecond.message.contains("more than one statement"))
+
         // A trailing comment or semicolon is not a second statement.
-        try db.write { tx in try tx.execute("DELETE FROM t; -- tidy up\n") }
+        try db.write { tx in try tx.execute("DELETE FROM t;; -- tidy up\n") }
 
         let strayPlaceholder = try #require(throws: DatabaseError.self) {
             try db.read { try $0.query("SELECT * FROM t WHERE id = ?") }

@@ -78,3 +78,13 @@ extension Queryable {
         try queryValue("SELECT count(*) FROM \(identifier: table)") ?? -1
     }
 }
+
+enum FileManagerShim {
+    static func createDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+}

@@ -122,6 +122,24 @@ struct WriteTests {
         #expect(try db.read { try $0.queryValue("SELECT name FROM t", as: String.self) } == "b")
     }
 
+    @Test("executeScript runs every statement, skipping comments and empty statements")
+    func script() throws {
+        let directory = try TemporaryDirectory()
+        let db = try directory.database()
+        try db.write { tx in
+            try tx.executeScript("""
+                -- a comment first
+                CREATE TABLE a (x);;
+                /* a block comment */ ;
+                INSERT INTO a VALUES ('semi;colon');
+                CREATE TABLE b (y)
+                """)
+        }
+        #expect(try db.read { try $0.queryValue("SELECT x FROM a") as String? } == "semi;colon")
+        #expect(try db.read { try $0.count("b") } == 0)
+        try db.write { tx in try tx.executeScript("  -- nothing but a comment\n") }
+    }
+
     @Test("a nested write on the same thread stops the program with a clear message")
     func nestedWriteTraps() async throws {
         let directory = try TemporaryDirectory()
@@ -133,6 +151,19 @@ struct WriteTests {
             }
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database.write called inside a Database.write"))
+    }
+
+    @Test("a write inside a read on the same thread stops the program, since it could deadlock")
+    func writeInsideReadTraps() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("test.sqlite")
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let db = try Database(path: path)
+            try db.read { _ in
+                try db.write { _ in }
+            }
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database.write called inside a Database.read"))
     }
 
     @Test("a connection kept past its closure stops the program when used")
