@@ -75,8 +75,8 @@ def wrk(url, connections, seconds, pid):
     after = cpu_ticks(pid) if pid else 0
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     total = int(re.search(r"(\d+) requests in", out).group(1))
-    p50 = to_ms(re.search(r"50%\s+(\S+)", out).group(1))
-    p99 = to_ms(re.search(r"99%\s+(\S+)", out).group(1))
+    p50 = to_ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1))
+    p99 = to_ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     socket_errors = re.search(r"Socket errors: (.*)", out)
     cpu_us = (after - before) * 1e6 / CLK_TCK / total if pid and total else float("nan")
