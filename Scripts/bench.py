@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(ROOT, ".build", "release")
@@ -138,7 +139,7 @@ def main():
                        "--data", os.path.join(scratch, "bench")], bench_port)
         processes.append(bench)
 
-        landing = subprocess.run(["curl", "-s", f"http://127.0.0.1:{kith_port}/"], capture_output=True, text=True).stdout
+        landing = urllib.request.urlopen(f"http://127.0.0.1:{kith_port}/").read().decode()
         css = re.search(r'href="(/static/css/app\.[0-9a-f]+\.css)"', landing).group(1)
         size = os.path.getsize(os.path.join(ROOT, "Public", "css", "app.css"))
 

@@ -103,6 +103,7 @@ final class Exchange {
     let head: RequestHead?
     let route: Route?
     let parameters: PathParameters
+    var routeIndex = -1
     let started: UInt64
     var body = BodySink.none
     var status = 0

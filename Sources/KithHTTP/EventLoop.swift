@@ -368,8 +368,9 @@ final class EventLoop: @unchecked Sendable {
             respondEarly(
                 conn, HTTPError(.methodNotAllowed, "That action isn't available here.", headers: headers),
                 head: head, bodyFollows: hasBody)
-        case .matched(let route, let parameters):
+        case .matched(let route, let parameters, let index):
             let exchange = Exchange(head: head, route: route, parameters: parameters, started: now)
+            exchange.routeIndex = index
             conn.exchange = exchange
             if case .length(let length) = head.framing, length > route.body.maxBytes {
                 respondEarly(conn, Self.tooLarge(route.body.maxBytes), head: head, bodyFollows: true)
@@ -418,6 +419,7 @@ final class EventLoop: @unchecked Sendable {
     private func endOfRequest(_ conn: Connection) {
         guard let exchange = conn.exchange, let route = exchange.route, let head = exchange.head else { return }
         var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: conn.peerAddress)
+        request.routeIndex = exchange.routeIndex
         do {
             if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
             switch exchange.body {

@@ -104,16 +104,9 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// ASCII case-insensitive comparison without allocating.
     @inlinable
     public static func equal(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                for i in 0..<x.count where x[i] != y[i] {
-                    if Self.lower(x[i]) != Self.lower(y[i]) { return false }
-                }
-                return true
-            }
-        }
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        return x.elementsEqual(y) { $0 == $1 || lower($0) == lower($1) }
     }
 }
 

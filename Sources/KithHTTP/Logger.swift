@@ -17,16 +17,20 @@ public final class Logger: Sendable {
     /// `fields` are written as `key=value`, quoting values that need it.
     public func log(_ fields: KeyValuePairs<String, String>) {
         guard enabled else { return }
-        var line = ""
+        var line: [UInt8] = []
         line.reserveCapacity(128)
         for (key, value) in fields {
-            if !line.isEmpty { line += " " }
-            line += key
-            line += "="
-            line += Self.quoted(value)
+            if !line.isEmpty { line.append(0x20) }
+            line += key.utf8
+            line.append(0x3D)
+            if Self.needsQuotes(value) {
+                line += Self.quoted(value).utf8
+            } else {
+                line += value.utf8
+            }
         }
-        line += "\n"
-        buffer.withLock { $0.append(contentsOf: line.utf8) }
+        line.append(0x0A)
+        buffer.withLock { $0 += line }
     }
 
     /// Writes what has been collected. Called by the loops; also safe anywhere.
@@ -47,9 +51,12 @@ public final class Logger: Sendable {
         }
     }
 
+    static func needsQuotes(_ value: String) -> Bool {
+        value.isEmpty || value.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }
+    }
+
     static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }
-        guard needsQuotes else { return value }
+        guard needsQuotes(value) else { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -13,6 +13,8 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// The peer's address as text ("127.0.0.1", "::1").
     public var remoteAddress: String
+    /// Where the deciding router keeps this route's handler; -1 when unknown.
+    var routeIndex = -1
 
     public init(
         head: RequestHead, route: Route, parameters: PathParameters = PathParameters(),

@@ -165,7 +165,9 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
 
 /// What the router decided for a request head, before its body is read.
 public enum RouteDecision: Sendable {
-    case matched(Route, PathParameters)
+    /// `index` identifies the handler inside the router that decided, so
+    /// dispatch needs no second lookup.
+    case matched(Route, PathParameters, index: Int)
     /// The path exists under other methods.
     case methodNotAllowed(allowed: [HTTPMethod])
     case notFound
@@ -211,21 +213,30 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
         guard let segments = Self.segments(of: path) else { return .badPath }
         var allowed: [HTTPMethod] = []
         // GET answers HEAD unless the path has an explicit HEAD route.
-        var getForHead: (Route, PathParameters)?
-        for entry in entries {
+        var getForHead: RouteDecision?
+        for (index, entry) in entries.enumerated() {
             guard let parameters = entry.route.pattern.match(segments) else { continue }
-            if entry.route.method == method { return .matched(entry.route, parameters) }
-            if method == .head, entry.route.method == .get, getForHead == nil { getForHead = (entry.route, parameters) }
+            if entry.route.method == method { return .matched(entry.route, parameters, index: index) }
+            if method == .head, entry.route.method == .get, getForHead == nil {
+                getForHead = .matched(entry.route, parameters, index: index)
+            }
             allowed.append(entry.route.method)
         }
-        if let (route, parameters) = getForHead { return .matched(route, parameters) }
+        if let getForHead { return getForHead }
         if allowed.isEmpty { return .notFound }
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         return .methodNotAllowed(allowed: allowed)
     }
 
     public func handle(_ request: Request) throws -> Response {
-        guard let handler = handlers[request.route] else { throw HTTPError.notFound() }
+        let handler: Handler
+        if entries.indices.contains(request.routeIndex) {
+            handler = entries[request.routeIndex].handler
+        } else if let found = handlers[request.route] {
+            handler = found
+        } else {
+            throw HTTPError.notFound()
+        }
         var context = try makeContext(request)
         return try handler(&context)
     }

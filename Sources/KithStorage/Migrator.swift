@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import Glibc
 
 /// Applies the `NNNN_name.sql` files of a directory in numeric order, each once.
 ///
@@ -104,11 +100,8 @@ public struct Migrator: Sendable {
     }
 
     private static func load(directory: String) throws(MigrationError) -> [Migration] {
-        let fileNames: [String]
-        do {
-            fileNames = try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw .unreadableDirectory(path: directory, reason: "\(error)")
+        guard let fileNames = Self.fileNames(in: directory) else {
+            throw .unreadableDirectory(path: directory, reason: String(cString: strerror(errno)))
         }
         var byVersion: [Int: [String]] = [:]
         // Sorted so that error reports do not depend on directory order.
@@ -125,14 +118,43 @@ public struct Migrator: Sendable {
         var migrations: [Migration] = []
         for (version, files) in byVersion.sorted(by: { $0.key < $1.key }) {
             let name = files[0]
-            let sql: String
-            do {
-                sql = try String(contentsOfFile: directory + separator + name, encoding: .utf8)
-            } catch {
-                throw .unreadableFile(name: name, reason: "\(error)")
+            guard let bytes = Self.contents(of: directory + separator + name) else {
+                throw .unreadableFile(name: name, reason: String(cString: strerror(errno)))
+            }
+            guard let sql = String(validating: bytes, as: UTF8.self) else {
+                throw .unreadableFile(name: name, reason: "not valid UTF-8")
             }
             migrations.append(Migration(version: version, name: name, sql: sql))
         }
         return migrations
+    }
+
+    // Plain POSIX rather than Foundation: the server never otherwise loads
+    // Foundation, and it would cost megabytes of resident memory for two calls.
+    private static func fileNames(in directory: String) -> [String]? {
+        guard let handle = opendir(directory) else { return nil }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return nil }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+        }
     }
 }

@@ -21,7 +21,7 @@ struct RouterTests {
     }
 
     func matched(_ decision: RouteDecision) -> (Route, PathParameters)? {
-        if case .matched(let route, let parameters) = decision { return (route, parameters) }
+        if case .matched(let route, let parameters, _) = decision { return (route, parameters) }
         return nil
     }
 
