@@ -16,6 +16,8 @@ final class EventLoop: @unchecked Sendable {
         var streams: [ConnectionID] = []
         var drain = false
         var stop = false
+        /// The loop has ended and its descriptors are closed (or closing).
+        var closed = false
     }
 
     private let core: ServerCore
@@ -69,9 +71,14 @@ final class EventLoop: @unchecked Sendable {
     /// Close everything now and leave the loop.
     func stop() { post { $0.stop = true } }
 
+    /// Signals inside the lock: once the loop has ended, its descriptor number
+    /// may belong to another file, and a late worker must not write 8 bytes there.
     private func post(_ change: (inout Inbox) -> Void) {
-        inbox.withLock { change(&$0) }
-        _ = kith_eventfd_signal(wake)
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            change(&inbox)
+            _ = kith_eventfd_signal(wake)
+        }
     }
 
     // MARK: - The loop
@@ -101,6 +108,11 @@ final class EventLoop: @unchecked Sendable {
         for case let conn? in connections { closeConnection(conn, streamReason: .serverShutdown) }
         core.logger.flush()
         if listener >= 0 { close(listener) }
+        let abandoned = inbox.withLock { inbox -> [(ConnectionID, Response)] in
+            inbox.closed = true
+            return inbox.completions
+        }
+        for (_, response) in abandoned { Self.abandon(response) }
         close(wake)
         close(epoll)
     }
