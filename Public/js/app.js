@@ -1,2 +1,144 @@
-// Kith's progressive enhancement. Every page works without this file.
+// Kith's progressive enhancement. Every page works without this file: forms
+// post and redirect, links navigate. With it, marked forms submit without a
+// reload and live fragments refresh themselves.
+import { scan as celebrate, wireClickDemos } from "./motion.js";
+
 document.documentElement.classList.add("js");
+
+// ---------------------------------------------------------------------------
+// Fragments
+//
+// A fragment is an element with an id and `data-fragment="/url"`: the URL
+// renders exactly that element, for the viewer asking. Swapping keeps focus
+// where it was when the focused element survives the swap.
+
+function swap(current, replacement) {
+  const focusedId = document.activeElement && document.activeElement.id;
+  current.replaceWith(replacement);
+  if (focusedId) {
+    const again = document.getElementById(focusedId);
+    if (again && again !== document.activeElement) again.focus({ preventScroll: true });
+  }
+  celebrate(replacement);
+  wireClickDemos(replacement);
+  replacement.dispatchEvent(new CustomEvent("kith:swapped", { bubbles: true }));
+}
+
+function parse(html) {
+  return new DOMParser().parseFromString(html, "text/html");
+}
+
+async function refreshFragment(element) {
+  const url = element.dataset.fragment;
+  if (!url) return;
+  const response = await fetch(url, {
+    credentials: "same-origin",
+    headers: { "X-Kith-Fragment": "1" },
+  });
+  if (response.status === 404 || response.status === 410) {
+    element.remove(); // it is gone, or no longer ours to see
+    return;
+  }
+  if (!response.ok) return;
+  const doc = parse(await response.text());
+  const fresh = doc.getElementById(element.id) || doc.body.firstElementChild;
+  if (fresh) swap(element, document.importNode(fresh, true));
+}
+
+// ---------------------------------------------------------------------------
+// Enhanced forms
+//
+// `<form data-enhance data-target="some-id">`: submitted with fetch; the
+// browser follows the server's redirect, and the element with the target id
+// in the page that comes back replaces ours. A form re-rendered with errors
+// (4xx with a page) is swapped the same way, so errors appear next to fields.
+
+async function submitEnhanced(form, submitter) {
+  const targetId = form.dataset.target || form.id;
+  const target = targetId && document.getElementById(targetId);
+  if (!target) return false;
+  const body = new FormData(form, submitter);
+  form.setAttribute("aria-busy", "true");
+  try {
+    const response = await fetch(form.action, {
+      method: (form.method || "post").toUpperCase(),
+      body,
+      credentials: "same-origin",
+      headers: { "X-Kith-Enhanced": "1" },
+    });
+    const type = response.headers.get("Content-Type") || "";
+    if (!type.startsWith("text/html")) return false;
+    const doc = parse(await response.text());
+    const fresh = doc.getElementById(targetId);
+    if (!fresh) {
+      // The answer is another page entirely: show it as the browser would.
+      window.location.assign(response.url);
+      return true;
+    }
+    swap(target, document.importNode(fresh, true));
+    const flashes = doc.getElementById("flashes");
+    const ours = document.getElementById("flashes");
+    if (flashes && ours) ours.replaceWith(document.importNode(flashes, true));
+    return true;
+  } finally {
+    form.removeAttribute("aria-busy");
+  }
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-enhance")) return;
+  if (!window.fetch || !window.DOMParser) return;
+  event.preventDefault();
+  submitEnhanced(form, event.submitter).then(
+    (handled) => { if (!handled) form.submit(); },
+    () => form.submit(), // offline or a network error: let the browser try and say so
+  );
+});
+
+// ---------------------------------------------------------------------------
+// Live updates
+//
+// One EventSource per tab for every topic the page shows, opened from the
+// cursor the page was rendered with, closed while the tab is hidden and
+// reopened, from the last event seen, when it is visible again.
+
+const liveMeta = document.querySelector('meta[name="kith-live"]');
+let source = null;
+let lastEventId = liveMeta ? liveMeta.dataset.cursor : "";
+
+function openLive() {
+  if (!liveMeta || source || !window.EventSource) return;
+  const url = `/live?topics=${encodeURIComponent(liveMeta.content)}&cursor=${encodeURIComponent(lastEventId || "")}`;
+  source = new EventSource(url);
+  source.addEventListener("invalidate", (event) => {
+    lastEventId = event.lastEventId || lastEventId;
+    let message;
+    try { message = JSON.parse(event.data); } catch { return; }
+    for (const id of message.fragments || []) {
+      const element = document.getElementById(id);
+      if (element) refreshFragment(element);
+    }
+    document.dispatchEvent(new CustomEvent("kith:live", { detail: message }));
+  });
+  source.addEventListener("reload", () => {
+    closeLive();
+    window.location.reload();
+  });
+  source.addEventListener("evicted", () => closeLive());
+}
+
+function closeLive() {
+  if (source) source.close();
+  source = null;
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") closeLive();
+  else openLive();
+});
+window.addEventListener("pagehide", closeLive);
+
+if (document.visibilityState !== "hidden") openLive();
+celebrate(document);
+wireClickDemos(document);

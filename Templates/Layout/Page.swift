@@ -1,14 +1,60 @@
 /// What every page needs from the app to render its frame: where assets
-/// live, who is looking, what to announce. Templates import nothing of the
-/// server, so a template is a pure function of its inputs.
+/// live, who is looking, what to announce, what to listen to. Templates import
+/// nothing of the server, so a template is a pure function of its inputs.
 public struct PageContext: Sendable {
     /// Maps a file in `Public/` to its content-hashed URL.
     public var assetURL: @Sendable (String) -> String
     public var flash: [Flash]
+    /// The signed-in person, for the user menu; nil when signed out.
+    public var viewer: Viewer?
+    /// Topics this page listens to, and the live cursor taken before its data
+    /// was read. Empty topics: the page opens no stream.
+    public var live: LiveSubscription
+    /// `theme-light` / `theme-dark` on `<html>`; nil follows the system.
+    public var theme: Theme
+    /// The CSRF token for forms in the frame (sign out), once accounts exist.
+    public var csrfToken: String?
 
-    public init(assetURL: @escaping @Sendable (String) -> String, flash: [Flash] = []) {
+    public init(
+        assetURL: @escaping @Sendable (String) -> String, flash: [Flash] = [], viewer: Viewer? = nil,
+        live: LiveSubscription = LiveSubscription(), theme: Theme = .system, csrfToken: String? = nil
+    ) {
         self.assetURL = assetURL
         self.flash = flash
+        self.viewer = viewer
+        self.live = live
+        self.theme = theme
+        self.csrfToken = csrfToken
+    }
+}
+
+public struct Viewer: Sendable, Equatable {
+    public var displayName: String
+    public var unreadCount: Int
+    public init(displayName: String, unreadCount: Int = 0) {
+        self.displayName = displayName
+        self.unreadCount = unreadCount
+    }
+}
+
+public enum Theme: String, Sendable {
+    case system, light, dark
+
+    var htmlClass: String? {
+        switch self {
+        case .system: nil
+        case .light: "theme-light"
+        case .dark: "theme-dark"
+        }
+    }
+}
+
+public struct LiveSubscription: Sendable, Equatable {
+    public var topics: [String]
+    public var cursor: String
+    public init(topics: [String] = [], cursor: String = "") {
+        self.topics = topics
+        self.cursor = cursor
     }
 }
 
@@ -23,38 +69,82 @@ public struct Flash: Sendable, Equatable {
 }
 
 public enum Layout {
-    /// The document frame around every page.
+    /// The document frame around every page: skip link, navigation with the
+    /// user menu and the inbox count, flash messages, the page, and the live
+    /// subscription the script reads (a `<meta>`, since no inline script runs).
     public static func page(title: String, context: PageContext, main: HTML) -> HTML {
         let flashes = context.flash.map { flash -> HTML in
-            "<p class=\"flash flash--\(flash.kind.rawValue)\" role=\"status\">\(flash.message)</p>"
+            let role = flash.kind == .error ? "alert" : "status"
+            return "<p class=\"flash flash--\(flash.kind.rawValue)\" role=\"\(role)\">\(flash.message)</p>"
         }
+        let live: HTML =
+            context.live.topics.isEmpty
+            ? ""
+            : "<meta name=\"kith-live\"\(attribute: "content", context.live.topics.joined(separator: ","))\(attribute: "data-cursor", context.live.cursor)>\n"
         return """
             <!doctype html>
-            <html lang="en">
+            <html lang="en"\(attribute: "class", context.theme.htmlClass)>
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="theme-color" content="#7C5CFC">
+            <meta name="theme-color" content="#FBF7F4" media="(prefers-color-scheme: light)">
+            <meta name="theme-color" content="#17141D" media="(prefers-color-scheme: dark)">
             <title>\(title) · Kith</title>
+            <link rel="manifest" href="/manifest.webmanifest">
             <link rel="icon" href="\(context.assetURL("icons/kith.svg"))" type="image/svg+xml">
+            <link rel="apple-touch-icon" href="\(context.assetURL("icons/kith-180.png"))">
             <link rel="stylesheet" href="\(context.assetURL("css/app.css"))">
-            <script type="module" src="\(context.assetURL("js/app.js"))"></script>
+            \(live)<script type="module" src="\(context.assetURL("js/app.js"))"></script>
             </head>
             <body>
             <a class="skip-link" href="#main">Skip to content</a>
             <header class="site-header">
             <nav class="site-nav" aria-label="Main">
-            <a class="brand" href="/">Kith</a>
+            <a class="brand" href="/"><img src="\(context.assetURL("icons/kith.svg"))" alt="" width="28" height="28"> Kith</a>
+            \(navigation(context))
             </nav>
             </header>
-            \(flashes)
+            <div class="flashes" id="flashes">\(flashes)</div>
             <main id="main" tabindex="-1">
             \(main)
             </main>
-            <footer class="site-footer"><p>Kith — made for small groups.</p></footer>
+            <footer class="site-footer"><p>Kith — little rituals for your people.</p></footer>
             </body>
             </html>
 
             """
+    }
+
+    static func navigation(_ context: PageContext) -> HTML {
+        guard let viewer = context.viewer else {
+            return """
+                <ul class="site-nav__links">
+                <li><a href="/join">Join with a code</a></li>
+                <li><a href="/signin">Sign in</a></li>
+                <li><a class="button button--small" href="/signup">Sign up</a></li>
+                </ul>
+                """
+        }
+        let unread: HTML =
+            viewer.unreadCount > 0
+            ? "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\">\(viewer.unreadCount)<span class=\"visually-hidden\"> unread</span></span>"
+            : "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\" hidden></span>"
+        return """
+            <ul class="site-nav__links">
+            <li><a href="/inbox">Inbox \(unread)</a></li>
+            <li><details class="user-menu"><summary>\(viewer.displayName)</summary>
+            <ul class="user-menu__items">
+            <li><a href="/settings">Settings</a></li>
+            <li><form method="post" action="/signout">\(csrfField(context.csrfToken))<button class="link-button" type="submit">Sign out</button></form></li>
+            </ul>
+            </details></li>
+            </ul>
+            """
+    }
+
+    /// The hidden CSRF field every state-changing form carries.
+    public static func csrfField(_ token: String?) -> HTML {
+        guard let token else { return "" }
+        return "<input type=\"hidden\" name=\"_csrf\"\(attribute: "value", token)>"
     }
 }

@@ -10,14 +10,19 @@ final class AppHarness {
     let kith: KithServer
     var port: Int { kith.port }
 
-    init(configure: (inout KithConfiguration) -> Void = { _ in }) throws {
+    var app: KithApp { kith.app }
+
+    /// `prepare` runs before the server starts: tests add routes and topic kinds there.
+    init(configure: (inout KithConfiguration) -> Void = { _ in }, prepare: (KithApp) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory("kith-app")
         var configuration = KithConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory.path + "/data"
         configuration.logRequests = false
         configure(&configuration)
-        kith = KithServer(app: try makeApp(configuration, logger: Logger(enabled: false)))
+        let app = try makeApp(configuration, logger: Logger(enabled: false))
+        prepare(app)
+        kith = KithServer(app: app)
         try kith.start()
     }
 

@@ -35,6 +35,32 @@ struct AppTests {
         #expect(css.text.contains("--purple"))
     }
 
+    @Test("every asset a page links to exists")
+    func linkedAssets() throws {
+        let app = try AppHarness()
+        for path in ["/", "/no/such/page"] {
+            let page = try app.get(path).text
+            let pattern = try NSRegularExpression(pattern: #"(?:href|src)="(/static/[^"]+|/manifest\.webmanifest)""#)
+            let links = pattern.matches(in: page, range: NSRange(page.startIndex..., in: page)).map {
+                String(page[Range($0.range(at: 1), in: page)!])
+            }
+            #expect(links.count >= 4)
+            for link in links {
+                #expect(try app.get(link).status == 200, "\(link) linked from \(path)")
+            }
+        }
+    }
+
+    @Test("the web manifest names Kith and lists icons")
+    func manifest() throws {
+        let app = try AppHarness()
+        let response = try app.get("/manifest.webmanifest")
+        #expect(response.header("Content-Type") == "application/manifest+json")
+        let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        #expect(json?["name"] as? String == "Kith")
+        #expect((json?["icons"] as? [Any])?.count ?? 0 >= 2)
+    }
+
     @Test("healthz answers ok")
     func healthz() throws {
         let app = try AppHarness()

@@ -17,6 +17,8 @@ public struct KithConfiguration: Sendable {
     public var eventLoops = 2
     public var workers = 16
     public var logRequests = true
+    /// Buffer sizes, heartbeat and lifetimes of live streams.
+    public var live = LiveHub.Limits()
 
     public init() {}
 

@@ -10,27 +10,43 @@ public final class KithApp: HTTPResponder {
     public let database: Database
     public let assets: StaticFiles
     public let logger: Logger
-    let router: Router<RequestContext>
+    /// Live updates: publish invalidations here after a commit.
+    public let live: LiveHub
+    /// Topic kinds pages may follow, with their access rules.
+    public let liveTopics = LiveTopics()
+    private let router: Router<RequestContext>
+    private let contextBox = ContextBox()
 
-    init(configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger) {
+    init(configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger, live: LiveHub) {
         self.configuration = configuration
         self.database = database
         self.assets = assets
         self.logger = logger
-        let router = Router<RequestContext>(makeContext: { RequestContext(request: $0) })
-        self.router = router
+        self.live = live
+        let box = contextBox
+        router = Router<RequestContext>(makeContext: { RequestContext(request: $0, app: box.app!) })
+        contextBox.app = self
         // Every feature adds its routes here, in one visible list.
-        SystemRoutes.register(on: router, app: self)
-        HomeRoutes.register(on: router, app: self)
+        SystemRoutes.register(on: self)
+        LiveRoutes.register(on: self)
+        HomeRoutes.register(on: self)
     }
 
-    /// Page frame inputs for a request.
-    func pageContext(flash: [Flash] = []) -> PageContext {
+    /// Adds a route. Features call this from their `register(on:)`; tests may
+    /// add routes of their own before the server starts.
+    public func on(_ route: Route, _ handler: @escaping Router<RequestContext>.Handler) {
+        router.on(route, handler)
+    }
+
+    /// Page frame inputs for a request. `topics` are what the page shows live;
+    /// the cursor is taken now, before the page reads its data.
+    public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
         let assets = self.assets
-        return PageContext(assetURL: { assets.url($0) }, flash: flash)
+        let live = topics.isEmpty ? LiveSubscription() : LiveSubscription(topics: topics, cursor: self.live.cursor)
+        return PageContext(assetURL: { assets.url($0) }, flash: flash, live: live)
     }
 
-    func page(_ html: HTML, status: HTTPStatus = .ok) -> Response {
+    public func page(_ html: HTML, status: HTTPStatus = .ok) -> Response {
         var response = Response.bytes(html.bytes, contentType: "text/html; charset=utf-8", status: status)
         response.headers.add("Cache-Control", "no-store")
         return response
@@ -93,6 +109,17 @@ public final class KithApp: HTTPResponder {
 /// session, the user and the CSRF token here.
 public struct RequestContext: Sendable {
     public let request: Request
+    public let app: KithApp
+
+    /// Whose streams count together against the per-viewer cap: the signed-in
+    /// user once accounts exist; nil (no cap beyond the server's) until then.
+    public var viewerKey: String? { nil }
+}
+
+/// Lets the router's context factory reach the app it belongs to without a
+/// reference cycle at construction: set once in `KithApp.init`, read-only after.
+private final class ContextBox: @unchecked Sendable {
+    weak var app: KithApp?
 }
 
 public enum AppStartError: Error, CustomStringConvertible {
@@ -114,7 +141,7 @@ public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger(
     let (database, applied) = try openDatabase(configuration, resources: resources)
     for name in applied { logger.log(["msg": "applied migration", "file": name]) }
     let assets = try StaticFiles(directory: resources.publicDirectory)
-    return KithApp(configuration: configuration, database: database, assets: assets, logger: logger)
+    return KithApp(configuration: configuration, database: database, assets: assets, logger: logger, live: LiveHub(limits: configuration.live))
 }
 
 /// Creates the data directory if needed, opens the database and applies

@@ -20,10 +20,16 @@ public final class KithServer: Sendable {
 
     /// Binds and starts serving; returns the port.
     @discardableResult
-    public func start() throws -> Int { try server.start() }
+    public func start() throws -> Int {
+        app.live.start()
+        return try server.start()
+    }
 
     /// Finishes in-flight requests, closes streams, then the database.
     public func shutdown() {
+        // Streams first: an open event stream would otherwise hold shutdown
+        // for its whole grace period.
+        app.live.stop()
         server.shutdown()
         app.database.close()
     }

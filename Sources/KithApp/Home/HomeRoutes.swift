@@ -6,9 +6,9 @@ import KithTemplates
 enum HomeRoutes {
     static let home = Route(.get, "/")
 
-    static func register(on router: Router<RequestContext>, app: KithApp) {
-        router.on(home) { _ in
-            app.page(Landing.render(context: app.pageContext()))
+    static func register(on app: KithApp) {
+        app.on(home) { context in
+            context.app.page(Landing.render(context: context.app.pageContext()))
         }
     }
 }

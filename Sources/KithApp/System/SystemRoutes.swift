@@ -1,20 +1,39 @@
 import KithHTTP
 
-/// Routes every deployment needs: health checks and static assets.
+/// Routes every deployment needs: health checks, static assets, the manifest.
 enum SystemRoutes {
     static let healthz = Route(.get, "/healthz", runsInline: true)
     static let asset = Route(.get, "/static/*file", runsInline: true)
+    static let manifest = Route(.get, "/manifest.webmanifest", runsInline: true)
 
-    static func register(on router: Router<RequestContext>, app: KithApp) {
-        router.on(healthz) { _ in
+    static func register(on app: KithApp) {
+        app.on(healthz) { _ in
             var response = Response.text("ok\n")
             response.headers.add("Cache-Control", "no-store")
             return response
         }
-        let assets = app.assets
-        router.on(asset) { context in
+        app.on(asset) { context in
             let name = try context.request.parameter("file", as: String.self)
-            guard let response = assets.response(for: name, head: context.request.head) else { throw HTTPError.notFound() }
+            guard let response = context.app.assets.response(for: name, head: context.request.head) else {
+                throw HTTPError.notFound()
+            }
+            return response
+        }
+        app.on(manifest) { context in
+            let assets = context.app.assets
+            func icon(_ name: String, _ size: String, purpose: String = "any") -> String {
+                guard assets.asset(named: name) != nil else { return "" }
+                return "{\"src\":\"\(assets.url(name))\",\"sizes\":\"\(size)\",\"type\":\"image/png\",\"purpose\":\"\(purpose)\"}"
+            }
+            let icons = [icon("icons/kith-192.png", "192x192"), icon("icons/kith-512.png", "512x512"),
+                         icon("icons/kith-maskable-512.png", "512x512", purpose: "maskable")].filter { !$0.isEmpty }
+            let json = """
+                {"name":"Kith","short_name":"Kith","description":"Occasions, plate games and tallies for small groups.",\
+                "start_url":"/","scope":"/","display":"standalone","background_color":"#FBF7F4","theme_color":"#7C5CFC",\
+                "icons":[\(icons.joined(separator: ","))]}
+                """
+            var response = Response.bytes(Array(json.utf8), contentType: "application/manifest+json")
+            response.headers.add("Cache-Control", "public, max-age=3600")
             return response
         }
     }

@@ -1,0 +1,273 @@
+import CKithShim
+import Glibc
+import KithHTTP
+import Synchronization
+
+/// Where live events go out. A `ResponseStream` in the server; a recording
+/// fake in tests. `write` and `close` never call back into the hub
+/// synchronously: a stream ends on its event loop, later.
+protocol LiveSink: AnyObject, Sendable {
+    @discardableResult func write(_ bytes: [UInt8]) -> Bool
+    func close()
+    func onClose(_ action: @escaping @Sendable () -> Void)
+}
+
+extension ResponseStream: LiveSink {}
+
+/// Fans published invalidations out to open event streams.
+///
+/// Events are invalidations, never HTML: `{"topic":"occasion:12","fragments":["gift-3"]}`.
+/// Each page refetches the fragments it shows with its own cookie, so no
+/// viewer ever receives markup rendered for someone with other rights.
+///
+/// Every event gets the next id of one sequence; each topic keeps its recent
+/// events so a page (or a reconnecting stream) can replay from its cursor.
+/// When the buffer no longer reaches back that far, or the server restarted
+/// (a new epoch), the stream says `reload` instead.
+public final class LiveHub: Sendable {
+    public struct Limits: Sendable {
+        /// Recent events kept per topic for replay.
+        public var eventsPerTopic = 64
+        public var maxTopicsPerStream = 16
+        /// At this many streams for one viewer, the oldest is closed for the new one.
+        public var maxStreamsPerViewer = 8
+        public var heartbeatSeconds = 15.0
+        /// Streams are closed after this long; the browser reconnects and replays.
+        public var maxLifetimeSeconds = 3600.0
+        /// A topic nobody listens to is forgotten this long after its last event.
+        public var idleTopicSeconds = 600.0
+        public init() {}
+    }
+
+    final class Subscriber: Sendable {
+        let sink: any LiveSink
+        let topics: [String]
+        let viewerKey: String?
+        let opened: UInt64
+        init(sink: any LiveSink, topics: [String], viewerKey: String?, opened: UInt64) {
+            self.sink = sink
+            self.topics = topics
+            self.viewerKey = viewerKey
+            self.opened = opened
+        }
+    }
+
+    struct TopicState {
+        var events: [(id: UInt64, bytes: [UInt8])] = []
+        /// The newest event id that has fallen out of `events`.
+        var droppedThrough: UInt64 = 0
+        var lastPublished: UInt64 = 0
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    }
+
+    struct State {
+        var lastEventID: UInt64 = 0
+        var topics: [String: TopicState] = [:]
+        /// The newest event id of any topic state that was forgotten.
+        var forgottenThrough: UInt64 = 0
+        var viewers: [String: [Subscriber]] = [:]
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var stopped = false
+    }
+
+    public let epoch: String
+    public let limits: Limits
+    private let state = Mutex(State())
+    private let heartbeat = Monitor()
+    private let heartbeatThread = Mutex<pthread_t?>(nil)
+
+    public init(limits: Limits = Limits(), epoch: String = LiveHub.newEpoch()) {
+        self.limits = limits
+        self.epoch = epoch
+    }
+
+    /// A random boot epoch: a restarted server never matches an old cursor.
+    public static func newEpoch() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16)
+    }
+
+    /// The cursor a page renders, read *before* the page reads its data, so an
+    /// event that commits in between is replayed rather than missed.
+    public var cursor: String {
+        let last = state.withLock { $0.lastEventID }
+        return LiveCursor(epoch: epoch, eventID: last).description
+    }
+
+    public var openStreams: Int { state.withLock { $0.subscribers.count } }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    // MARK: Publishing
+
+    /// Tells every stream on `topic` that these fragments changed. Call it
+    /// after the change is committed (`tx.afterCommit`).
+    public func publish(topic: String, fragments: [String]) {
+        let data = "{\"topic\":\(Self.jsonString(topic)),\"fragments\":[\(fragments.map(Self.jsonString).joined(separator: ","))]}"
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.lastEventID += 1
+            let id = state.lastEventID
+            let bytes = ServerSentEvent(id: "\(epoch)-\(id)", event: "invalidate", data: data).bytes
+            var topicState = state.topics.removeValue(forKey: topic) ?? TopicState()
+            topicState.events.append((id, bytes))
+            if topicState.events.count > limits.eventsPerTopic {
+                topicState.droppedThrough = topicState.events.removeFirst().id
+            }
+            topicState.lastPublished = kith_monotonic_nanos()
+            // Writing is an append under each stream's own lock; holding the hub's
+            // lock meanwhile keeps every stream's events in id order.
+            for subscriber in topicState.subscribers.values { subscriber.sink.write(bytes) }
+            state.topics[topic] = topicState
+        }
+    }
+
+    // MARK: Subscribing
+
+    /// Starts delivering `topics` to `sink`: replays what came after `cursor`
+    /// (or says `reload` when that is impossible), then streams live events.
+    func attach(_ sink: any LiveSink, topics: [String], cursor: String?, viewerKey: String?) {
+        let subscriber = Subscriber(sink: sink, topics: topics, viewerKey: viewerKey, opened: kith_monotonic_nanos())
+        var evicted: [Subscriber] = []
+        let registered = state.withLock { state -> Bool in
+            if state.stopped {
+                sink.close()
+                return false
+            }
+            var opening = Array("retry: 2000\n\n".utf8)
+            if let cursor {
+                guard let replay = Self.replay(after: cursor, topics: topics, epoch: epoch, state: state) else {
+                    opening += ServerSentEvent(event: "reload", data: "the page is out of date").bytes
+                    sink.write(opening)
+                    sink.close()
+                    return false
+                }
+                for event in replay { opening += event }
+            }
+            let id = ObjectIdentifier(subscriber)
+            state.subscribers[id] = subscriber
+            for topic in topics { state.topics[topic, default: TopicState()].subscribers[id] = subscriber }
+            if let viewerKey {
+                state.viewers[viewerKey, default: []].append(subscriber)
+                while let list = state.viewers[viewerKey], list.count > limits.maxStreamsPerViewer {
+                    let oldest = list[0]
+                    Self.remove(oldest, from: &state)
+                    evicted.append(oldest)
+                }
+            }
+            sink.write(opening)
+            return true
+        }
+        for old in evicted {
+            old.sink.write(ServerSentEvent(event: "evicted", data: "a newer page took this stream's place").bytes)
+            old.sink.close()
+        }
+        // Registered outside the lock: for a sink that has already ended the
+        // action runs at once, and it takes the lock itself.
+        if registered { sink.onClose { [weak self, weak subscriber] in if let subscriber { self?.detach(subscriber) } } }
+    }
+
+    private func detach(_ subscriber: Subscriber) {
+        state.withLock { Self.remove(subscriber, from: &$0) }
+    }
+
+    private static func remove(_ subscriber: Subscriber, from state: inout State) {
+        let id = ObjectIdentifier(subscriber)
+        guard state.subscribers.removeValue(forKey: id) != nil else { return }
+        for topic in subscriber.topics { state.topics[topic]?.subscribers[id] = nil }
+        if let key = subscriber.viewerKey {
+            state.viewers[key]?.removeAll { $0 === subscriber }
+            if state.viewers[key]?.isEmpty == true { state.viewers[key] = nil }
+        }
+    }
+
+    /// The events after `cursor` on these topics in id order, or nil when the
+    /// cursor is from another boot, from the future, or older than what is kept.
+    private static func replay(after cursorText: String, topics: [String], epoch: String, state: State) -> [[UInt8]]? {
+        guard let cursor = LiveCursor(cursorText), cursor.epoch == epoch, cursor.eventID <= state.lastEventID else {
+            return nil
+        }
+        var events: [(id: UInt64, bytes: [UInt8])] = []
+        for topic in topics {
+            guard let topicState = state.topics[topic] else {
+                if state.forgottenThrough > cursor.eventID { return nil }
+                continue
+            }
+            if topicState.droppedThrough > cursor.eventID { return nil }
+            events += topicState.events.filter { $0.id > cursor.eventID }
+        }
+        return events.sorted { $0.id < $1.id }.map(\.bytes)
+    }
+
+    // MARK: Heartbeats, lifetimes, shutdown
+
+    /// Starts the thread that sends heartbeats, ends old streams and forgets idle topics.
+    public func start() {
+        heartbeatThread.withLock { thread in
+            guard thread == nil else { return }
+            thread = Threads.spawn(name: "kith-live") { [self] in
+                while true {
+                    let stopping = heartbeat.withLock { () -> Bool in
+                        if isStopped { return true }
+                        _ = heartbeat.wait(seconds: limits.heartbeatSeconds)
+                        return isStopped
+                    }
+                    if stopping { return }
+                    tick()
+                }
+            }
+        }
+    }
+
+    func tick() {
+        let now = kith_monotonic_nanos()
+        let lifetime = UInt64(limits.maxLifetimeSeconds * 1e9)
+        let idle = UInt64(limits.idleTopicSeconds * 1e9)
+        let subscribers = state.withLock { state -> [Subscriber] in
+            for (name, topic) in state.topics where topic.subscribers.isEmpty && now &- topic.lastPublished > idle {
+                state.forgottenThrough = max(state.forgottenThrough, topic.events.last?.id ?? topic.droppedThrough)
+                state.topics[name] = nil
+            }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers {
+            if now &- subscriber.opened > lifetime {
+                subscriber.sink.close()
+            } else {
+                subscriber.sink.write(ServerSentEvent.heartbeat)
+            }
+        }
+    }
+
+    /// Closes every stream and stops the heartbeat thread.
+    public func stop() {
+        let subscribers = state.withLock { state -> [Subscriber] in
+            state.stopped = true
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.sink.close() }
+        heartbeat.withLock { heartbeat.broadcast() }
+        if let thread = heartbeatThread.withLock({ $0 }) { Threads.join(thread) }
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
