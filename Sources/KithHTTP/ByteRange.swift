@@ -51,7 +51,7 @@ public enum ByteRange: Sendable, Equatable {
         // A list may contain empty elements, which recipients must accept (RFC 9110 §5.6.1.2).
         let specs = bytes[(equals + 1)...]
             .split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-            .map(trimmed)
+            .map(HTTPParser.CharacterClass.trimmed)
             .filter { !$0.isEmpty }
         guard specs.count == 1, let spec = specs.first,
             let dash = spec.firstIndex(of: UInt8(ascii: "-"))
@@ -90,14 +90,4 @@ public enum ByteRange: Sendable, Equatable {
         return value
     }
 
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice.removeFirst()
-        }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice.removeLast()
-        }
-        return slice
-    }
 }

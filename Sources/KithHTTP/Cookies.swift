@@ -30,11 +30,11 @@ public enum Cookies {
             var end = start
             while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
             defer { start = end + 1 }
-            let pair = trimmed(bytes[start..<end])
+            let pair = HTTPParser.CharacterClass.trimmed(bytes[start..<end])
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = trimmed(pair[..<equals])
-            var value = trimmed(pair[(equals + 1)...])
-            guard !name.isEmpty, name.allSatisfy(isTokenByte) else { continue }
+            let name = HTTPParser.CharacterClass.trimmed(pair[..<equals])
+            var value = HTTPParser.CharacterClass.trimmed(pair[(equals + 1)...])
+            guard !name.isEmpty, name.allSatisfy(HTTPParser.CharacterClass.isTchar) else { continue }
             if value.count >= 2 && value.first == UInt8(ascii: "\"") && value.last == UInt8(ascii: "\"") {
                 value = value.dropFirst().dropLast()
             }
@@ -44,31 +44,7 @@ public enum Cookies {
         }
     }
 
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice.removeFirst()
-        }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice.removeLast()
-        }
-        return slice
-    }
 
-    /// RFC 9110 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 }
 
 /// A `Set-Cookie` response header value (RFC 6265 §4.1).
@@ -147,7 +123,7 @@ public struct SetCookie: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the name is an RFC 9110 token.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(Cookies.isTokenByte)
+        !name.isEmpty && name.utf8.allSatisfy(HTTPParser.CharacterClass.isTchar)
     }
 
     /// Whether the value is `*cookie-octet`, optionally in double quotes.

@@ -803,6 +803,14 @@ extension HTTPParser {
         static func lowercased(_ byte: UInt8) -> UInt8 {
             byte &- 0x41 < 26 ? byte | 0x20 : byte
         }
+
+        /// Drops optional whitespace (SP, HTAB) from both ends.
+        static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+            var slice = bytes
+            while let first = slice.first, isWhitespace(first) { slice.removeFirst() }
+            while let last = slice.last, isWhitespace(last) { slice.removeLast() }
+            return slice
+        }
     }
 }
 

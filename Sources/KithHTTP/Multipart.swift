@@ -359,9 +359,9 @@ public struct MultipartParser: Sendable {
             guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
                 !line.contains(Self.cr),
                 let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
-                line[..<colon].allSatisfy(ParameterizedHeaderValue.isTokenByte)
+                line[..<colon].allSatisfy(HTTPParser.CharacterClass.isTchar)
             else { throw .malformed }
-            let value = ParameterizedHeaderValue.trimmed(line[(colon + 1)...])
+            let value = HTTPParser.CharacterClass.trimmed(line[(colon + 1)...])
             let name = line[..<colon]
             if ParameterizedHeaderValue.equalsLowercase(name, "content-disposition") {
                 if disposition == nil { disposition = value }
@@ -614,7 +614,7 @@ struct ParameterizedHeaderValue {
         skipSpace()
         let valueStart = index
         while index < end && bytes[index] != UInt8(ascii: ";") { index += 1 }
-        value = Self.trimmed(bytes[valueStart..<index]).map(Self.lowercased)
+        value = HTTPParser.CharacterClass.trimmed(bytes[valueStart..<index]).map(HTTPParser.CharacterClass.lowercased)
         guard !value.isEmpty else { return nil }
 
         while index < end {
@@ -622,8 +622,8 @@ struct ParameterizedHeaderValue {
             skipSpace()
             if index == end { break }
             let nameStart = index
-            while index < end && Self.isTokenByte(bytes[index]) { index += 1 }
-            let name = bytes[nameStart..<index].map(Self.lowercased)
+            while index < end && HTTPParser.CharacterClass.isTchar(bytes[index]) { index += 1 }
+            let name = bytes[nameStart..<index].map(HTTPParser.CharacterClass.lowercased)
             skipSpace()
             guard !name.isEmpty, index < end, bytes[index] == UInt8(ascii: "=") else { return nil }
             index += 1
@@ -657,43 +657,16 @@ struct ParameterizedHeaderValue {
             } else {
                 let valueStart = index
                 while index < end && bytes[index] != UInt8(ascii: ";") { index += 1 }
-                parameterValue = Array(Self.trimmed(bytes[valueStart..<index]))
+                parameterValue = Array(HTTPParser.CharacterClass.trimmed(bytes[valueStart..<index]))
             }
             parameters.append((name, parameterValue))
         }
     }
 
-    static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
 
     static func equalsLowercase(_ bytes: ArraySlice<UInt8>, _ lowercase: String) -> Bool {
-        bytes.count == lowercase.utf8.count && zip(bytes, lowercase.utf8).allSatisfy { lowercased($0) == $1 }
+        bytes.count == lowercase.utf8.count && zip(bytes, lowercase.utf8).allSatisfy { HTTPParser.CharacterClass.lowercased($0) == $1 }
     }
 
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice.removeFirst()
-        }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice.removeLast()
-        }
-        return slice
-    }
 
-    /// RFC 9110 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 }

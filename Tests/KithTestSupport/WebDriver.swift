@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+
+/// A chromedriver process and the few W3C WebDriver commands the browser
+/// tests need. chromedriver speaks JSON over plain HTTP/1.1, so every command
+/// is one request on a fresh `TestClient` connection: no URLSession, and a
+/// command that hangs fails on its own deadline instead of blocking the suite.
+public final class WebDriver {
+    public let port: Int
+    private let process = Process()
+    private let logDirectory: TemporaryDirectory
+    private var stopped = false
+
+    /// Starts `executable --port=N` on a free port and waits until `/status`
+    /// says it is ready for sessions.
+    public init(executable: String, startupTimeout: Double = 20) throws {
+        port = try Self.freePort()
+        logDirectory = try TemporaryDirectory("kith-chromedriver")
+        let logPath = logDirectory.path + "/chromedriver.log"
+        // chromedriver's own output goes to a file: a pipe nobody reads would
+        // fill up and stall it, and the file is worth showing when a test fails.
+        guard FileManager.default.createFile(atPath: logPath, contents: nil),
+            let log = FileHandle(forWritingAtPath: logPath)
+        else { throw TestError("cannot create \(logPath)") }
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port=\(port)"]
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try? log.close()
+
+        let deadline = Clock.now + startupTimeout
+        while true {
+            if !process.isRunning { throw TestError("chromedriver exited at start:\n\(self.log)") }
+            if let status = try? command("GET", "/status", timeout: 2) as? [String: Any], status["ready"] as? Bool == true {
+                return
+            }
+            if Clock.now > deadline {
+                stop()
+                throw TestError("chromedriver did not become ready within \(Int(startupTimeout)) s:\n\(self.log)")
+            }
+            usleep(50_000)
+        }
+    }
+
+    deinit { stop() }
+
+    /// What chromedriver printed, for failure messages.
+    public var log: String {
+        (try? String(contentsOfFile: logDirectory.path + "/chromedriver.log", encoding: .utf8)) ?? ""
+    }
+
+    /// Opens a browser. The caller deletes the session; `stop()` alone would
+    /// leave the browser process behind.
+    public func newSession(capabilities: [String: Any], timeout: Double = 30) throws -> WebDriverSession {
+        let value = try command("POST", "/session", ["capabilities": capabilities], timeout: timeout)
+        guard let id = (value as? [String: Any])?["sessionId"] as? String else {
+            throw TestError("no session id in \(String(describing: value))")
+        }
+        return WebDriverSession(driver: self, id: id)
+    }
+
+    /// Terminates chromedriver (SIGTERM, then SIGKILL after a grace period) and reaps it.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Clock.now + 5
+        while process.isRunning && Clock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Sends one command and returns the JSON `value` of the answer, or throws
+    /// the WebDriver error it carries.
+    @discardableResult
+    public func command(_ method: String, _ path: String, _ body: [String: Any]? = nil, timeout: Double = 30) throws -> Any? {
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if body != nil || method == "POST" {
+            head += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(payload.count)\r\n"
+        }
+        let client = try TestClient(port: port)
+        try client.send(Array((head + "\r\n").utf8) + Array(payload))
+        let response = try client.readResponse(timeout: timeout)
+        let json = response.body.isEmpty ? nil : try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
+        guard let envelope = json as? [String: Any] else {
+            throw TestError("\(method) \(path): \(response.status) with a body that is not JSON: \(response.text.prefix(300))")
+        }
+        let value = envelope["value"]
+        if response.status >= 400 || (value as? [String: Any])?["error"] != nil {
+            let details = value as? [String: Any]
+            throw WebDriverError(
+                command: "\(method) \(path)", status: response.status,
+                error: details?["error"] as? String ?? "unknown error",
+                message: details?["message"] as? String ?? response.text)
+        }
+        return value is NSNull ? nil : value
+    }
+
+    /// A port nobody listens on right now: bind port 0, read it back, close.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestError("cannot find a free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// One browser, driven through its session.
+public final class WebDriverSession {
+    public let id: String
+    private let driver: WebDriver
+    private var deleted = false
+
+    init(driver: WebDriver, id: String) {
+        self.driver = driver
+        self.id = id
+    }
+
+    /// The key under which W3C WebDriver returns an element reference.
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+    private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
+        try driver.command(method, "/session/\(id)\(path)", body)
+    }
+
+    /// Loads a URL and returns once the page's load event has fired.
+    public func navigate(to url: String) throws {
+        try command("POST", "/url", ["url": url])
+    }
+
+    public func currentURL() throws -> String {
+        try command("GET", "/url") as? String ?? ""
+    }
+
+    /// Runs `script` as the body of a function in the page and returns what it returns.
+    @discardableResult
+    public func execute(_ script: String, _ arguments: [Any] = []) throws -> Any? {
+        try command("POST", "/execute/sync", ["script": script, "args": arguments])
+    }
+
+    /// The reference of the first element matching a CSS selector.
+    public func element(_ selector: String) throws -> String {
+        let value = try command("POST", "/element", ["using": "css selector", "value": selector])
+        guard let reference = (value as? [String: Any])?[Self.elementKey] as? String else {
+            throw TestError("no element reference for \(selector) in \(String(describing: value))")
+        }
+        return reference
+    }
+
+    /// Clicks the first element matching `selector`, as a person would.
+    public func click(_ selector: String) throws {
+        try command("POST", "/element/\(try element(selector))/click", [:])
+    }
+
+    /// The rendered text of the first element matching `selector`.
+    public func text(_ selector: String) throws -> String {
+        try command("GET", "/element/\(try element(selector))/text") as? String ?? ""
+    }
+
+    /// Browser console entries (level, message), or nil when this driver does
+    /// not expose logs: reading them is chromedriver's extension, not W3C.
+    public func browserLog() throws -> [(level: String, message: String)]? {
+        do {
+            let entries = try command("POST", "/se/log", ["type": "browser"]) as? [[String: Any]] ?? []
+            return entries.map { ($0["level"] as? String ?? "", $0["message"] as? String ?? "") }
+        } catch let error as WebDriverError where error.error == "unknown command" || error.error == "unknown method" {
+            return nil
+        }
+    }
+
+    /// Closes the browser. Safe to call twice.
+    public func delete() {
+        guard !deleted else { return }
+        deleted = true
+        _ = try? driver.command("DELETE", "/session/\(id)", timeout: 15)
+    }
+}
+
+public struct WebDriverError: Error, CustomStringConvertible {
+    public let command: String
+    public let status: Int
+    public let error: String
+    public let message: String
+
+    public var description: String { "\(command) → \(status) \(error): \(message)" }
+}
+
+/// Polls `condition` every `interval` until it holds, and throws once
+/// `timeout` has passed: for what a browser does in its own time.
+public func waitUntil(_ what: String, timeout: Double = 10, interval: Double = 0.05, _ condition: () throws -> Bool) throws {
+    let deadline = Clock.now + timeout
+    while true {
+        if try condition() { return }
+        if Clock.now > deadline { throw TestError("timed out after \(Int(timeout)) s waiting until \(what)") }
+        usleep(useconds_t(interval * 1_000_000))
+    }
+}
