@@ -21,8 +21,10 @@ let package = Package(
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto"], path: "Sources/KithHTTP"),
-        .target(name: "KithStorage", dependencies: ["CSQLite"], path: "Sources/KithStorage"),
+        // The lock the engine and storage share for short, hot critical sections.
+        .target(name: "KithSync", path: "Sources/KithSync"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync"], path: "Sources/KithHTTP"),
+        .target(name: "KithStorage", dependencies: ["CSQLite", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         .target(
             name: "KithApp",

@@ -1,6 +1,6 @@
 import CKithShim
 import Glibc
-import Synchronization
+import KithSync
 
 /// One epoll loop on its own thread with its own listening socket. It reads,
 /// parses and writes; handlers run on the worker pool unless their route is
@@ -25,7 +25,7 @@ final class EventLoop: @unchecked Sendable {
     private let epoll: Int32
     private let wake: Int32
     private var listener: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = Lock(Inbox())
 
     private var connections: [Connection?] = []
     private var openConnections = 0

@@ -1,11 +1,11 @@
 import Glibc
-import Synchronization
+import KithSync
 
 /// logfmt lines to standard error. Lines are collected in memory and written
 /// by the event loops once per wake-up, so a request does not cost its own
 /// `write` system call.
 public final class Logger: Sendable {
-    private let buffer = Mutex<[UInt8]>([])
+    private let buffer = Lock<[UInt8]>([])
     private let descriptor: Int32
     public let enabled: Bool
 

@@ -1,4 +1,4 @@
-import Synchronization
+import KithSync
 
 /// The open end of a long-lived response. Any thread may write; the bytes are
 /// handed to the connection's event loop, which sends them. Unsent bytes are
@@ -25,7 +25,7 @@ public final class ResponseStream: Sendable {
         case serverShutdown
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     let connection: ConnectionID
     let loop: EventLoop
     public let maxUnsentBytes: Int

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import CSQLite
+import KithSync
 import Synchronization
 
 /// A SQLite database file opened for a multi-threaded server: one writer
@@ -36,7 +37,7 @@ public final class Database: Sendable {
     }
 
     public let path: String
-    private let writer: Mutex<Connection?>
+    private let writer: Lock<Connection?>
     /// The thread inside `write`, or 0; see `Connection.owner` for why a relaxed
     /// load is enough to detect re-entry.
     private let writingThread = Atomic<UInt>(0)
@@ -69,7 +70,7 @@ public final class Database: Sendable {
             writer.close()
             throw error
         }
-        self.writer = Mutex(writer)
+        self.writer = Lock(writer)
         self.readers = ReaderPool(connections: readers)
     }
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import KithSync
 
 /// The read-only connections, lent to one thread at a time. A caller blocks
 /// while all of them are out.
@@ -17,13 +17,13 @@ final class ReaderPool: Sendable {
         var borrowers: Set<UInt> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let available: DispatchSemaphore
     let capacity: Int
 
     init(connections: [Connection]) {
         capacity = connections.count
-        state = Mutex(State(idle: connections))
+        state = Lock(State(idle: connections))
         available = DispatchSemaphore(value: connections.count)
     }
 

@@ -39,7 +39,7 @@ while let argument = arguments.popFirst() {
 let database: Database
 do {
     _ = mkdir(options.data, 0o700)
-    database = try Database(path: options.data + "/bench.sqlite")
+    database = try Database(path: options.data + "/bench.sqlite", readers: options.workers)
     try database.write { tx in
         try tx.execute("CREATE TABLE IF NOT EXISTS fortune (id INTEGER PRIMARY KEY, message TEXT NOT NULL)")
         if try tx.queryValue("SELECT count(*) FROM fortune", as: Int64.self) == 0 {

