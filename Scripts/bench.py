@@ -9,6 +9,7 @@ Figures are medians of --runs runs (default 3). They are measurements on a
 shared machine, not pass/fail tests.
 """
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -139,9 +140,20 @@ def main():
                        "--data", os.path.join(scratch, "bench")], bench_port)
         processes.append(bench)
 
-        landing = urllib.request.urlopen(f"http://127.0.0.1:{kith_port}/").read().decode()
-        css = re.search(r'href="(/static/css/app\.[0-9a-f]+\.css)"', landing).group(1)
-        size = os.path.getsize(os.path.join(ROOT, "Public", "css", "app.css"))
+        # The static target is the file in Public/ closest to 4 KB, served by
+        # its content-hashed URL (read from the manifest of hashed names the
+        # landing page links to, or built the same way kith builds it).
+        public = os.path.join(ROOT, "Public")
+        files = [os.path.relpath(os.path.join(d, f), public) for d, _, fs in os.walk(public) for f in fs]
+        asset = min(files, key=lambda f: abs(os.path.getsize(os.path.join(public, f)) - 4096))
+        size = os.path.getsize(os.path.join(public, asset))
+        with open(os.path.join(public, asset), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:10]
+        stem, dot, ext = os.path.basename(asset).partition(".")
+        hashed = os.path.join(os.path.dirname(asset), f"{stem}.{digest}{dot}{ext}")
+        css = f"/static/{hashed}"
+        landing = urllib.request.urlopen(f"http://127.0.0.1:{kith_port}{css}").read()
+        assert len(landing) == size, "the hashed URL serves the file"
 
         targets = [
             (f"static {size / 1024:.1f} KB (kith)", f"http://127.0.0.1:{kith_port}{css}", kith.pid),
@@ -156,7 +168,7 @@ def main():
                 f.write(nginx_config(scratch, nginx_port, os.path.join(ROOT, "Public")))
             nginx = start(["nginx", "-c", config], nginx_port)
             processes.append(nginx)
-            targets.insert(1, (f"static {size / 1024:.1f} KB (nginx)", f"http://127.0.0.1:{nginx_port}/css/app.css", None))
+            targets.insert(1, (f"static {size / 1024:.1f} KB (nginx)", f"http://127.0.0.1:{nginx_port}/{asset}", None))
 
         connections = [int(c) for c in args.connections.split(",")]
         results = {}

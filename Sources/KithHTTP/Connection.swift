@@ -45,7 +45,6 @@ final class Connection {
     /// Edge-triggered readiness: set by epoll, cleared when a call would block.
     var readable = true
     var writable = true
-    var peerClosed = false
 
     /// When the current phase's deadline passes, in monotonic nanoseconds; 0 when none.
     var deadline: UInt64 = 0
@@ -55,7 +54,6 @@ final class Connection {
     var keepAlive = true
     /// Whether to half-close and drain after the current response instead of closing.
     var lingerAfterResponse = false
-    var requestsServed = 0
 
     private var cachedPeer: String?
 

@@ -198,7 +198,6 @@ final class EventLoop: @unchecked Sendable {
         guard Int(fd) < connections.count, let conn = connections[Int(fd)] else { return }
         if flags & (KITH_EPOLLIN | KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.readable = true }
         if flags & (KITH_EPOLLOUT | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.writable = true }
-        if flags & (KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.peerClosed = true }
         switch conn.phase {
         case .streaming where flags & (KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0:
             // An event stream's client only ever closes; nothing else arrives.
@@ -696,7 +695,6 @@ final class EventLoop: @unchecked Sendable {
     private func finishExchange(_ conn: Connection) {
         logExchange(conn)
         conn.exchange = nil
-        conn.requestsServed += 1
         conn.resetOutput()
         if conn.lingerAfterResponse {
             _ = kith_shutdown_write(conn.id.fd)

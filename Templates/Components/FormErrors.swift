@@ -12,7 +12,7 @@ public enum FormErrors {
             return "<li><a\(attribute: "href", "#" + FormField.id(for: field))>\(error.message)</a></li>"
         }
         return """
-            <div class="form-errors" id="form-errors" role="alert" tabindex="-1">
+            <div class="form-errors" role="alert" tabindex="-1">
             <h2 class="form-errors__title">\(title)</h2>
             <ul class="form-errors__list">
             \(items.joined(separator: "\n"))

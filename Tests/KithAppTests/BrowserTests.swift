@@ -133,7 +133,7 @@ struct BrowserTests {
         guard RequiredTools.present([Self.chromedriver, Self.chromium], names: ["chromedriver", "chromium"], for: "the browser test") else {
             return
         }
-        let app = try AppHarness(prepare: { CounterPage.register(on: $0) })
+        let app = try AppHarness(configure: { $0.root = "/tmp/kithroot" }, prepare: { CounterPage.register(on: $0) })
         let url = "http://127.0.0.1:\(app.port)\(CounterPage.show.path())"
         // Deferred in this order, sessions close their browsers before chromedriver stops.
         let driver = try WebDriver(executable: Self.chromedriver, startupTimeout: 20)
