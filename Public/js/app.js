@@ -1,9 +1,19 @@
 // Kith's progressive enhancement. Every page works without this file: forms
 // post and redirect, links navigate. With it, marked forms submit without a
 // reload and live fragments refresh themselves.
-import { scan as celebrate, wireClickDemos } from "./motion.js";
-
 document.documentElement.classList.add("js");
+
+// Celebrations are extra: loaded on the side, so that if they fail to load,
+// forms and live updates still work.
+let motion = { scan() {}, wireClickDemos() {} };
+import("./motion.js").then(
+  (module) => {
+    motion = module;
+    motion.scan(document);
+    motion.wireClickDemos(document);
+  },
+  () => {},
+);
 
 // ---------------------------------------------------------------------------
 // Fragments
@@ -19,8 +29,8 @@ function swap(current, replacement) {
     const again = document.getElementById(focusedId);
     if (again && again !== document.activeElement) again.focus({ preventScroll: true });
   }
-  celebrate(replacement);
-  wireClickDemos(replacement);
+  motion.scan(replacement);
+  motion.wireClickDemos(replacement);
   replacement.dispatchEvent(new CustomEvent("kith:swapped", { bubbles: true }));
 }
 
@@ -140,5 +150,3 @@ document.addEventListener("visibilitychange", () => {
 window.addEventListener("pagehide", closeLive);
 
 if (document.visibilityState !== "hidden") openLive();
-celebrate(document);
-wireClickDemos(document);

@@ -59,14 +59,16 @@ enum CounterPage {
 /// there a missing one is a failure; on a developer's machine the test says
 /// it was skipped rather than passing silently.
 enum RequiredTools {
-    static func present(_ paths: [String?], names: [String], for test: String) -> Bool {
+    static func present(
+        _ paths: [String?], names: [String], for test: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         let missing = zip(paths, names).filter { path, _ in
             path.map { !FileManager.default.isExecutableFile(atPath: $0) } ?? true
         }.map(\.1)
         guard !missing.isEmpty else { return true }
         let message = "\(test) needs \(missing.joined(separator: " and ")), which is not installed"
         if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("\(message); `make test` installs it on CI")
+            Issue.record("\(message); `make test` installs it on CI", sourceLocation: sourceLocation)
         } else {
             print("skipped: \(message) (`make test` installs it)")
         }
@@ -133,7 +135,7 @@ struct BrowserTests {
         guard RequiredTools.present([Self.chromedriver, Self.chromium], names: ["chromedriver", "chromium"], for: "the browser test") else {
             return
         }
-        let app = try AppHarness(configure: { $0.root = "/tmp/kithroot" }, prepare: { CounterPage.register(on: $0) })
+        let app = try AppHarness(prepare: { CounterPage.register(on: $0) })
         let url = "http://127.0.0.1:\(app.port)\(CounterPage.show.path())"
         // Deferred in this order, sessions close their browsers before chromedriver stops.
         let driver = try WebDriver(executable: Self.chromedriver, startupTimeout: 20)

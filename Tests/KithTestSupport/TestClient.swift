@@ -17,10 +17,8 @@ public final class TestClient {
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else {
-            close(fd)
-            throw TestError("connect to \(port) failed: errno \(errno)")
-        }
+        // On failure deinit closes the socket: every stored property is set.
+        guard rc == 0 else { throw TestError("connect to \(port) failed: errno \(errno)") }
     }
 
     deinit { close(fd) }

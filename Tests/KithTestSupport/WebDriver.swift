@@ -33,7 +33,12 @@ public final class WebDriver {
         let deadline = Clock.now + startupTimeout
         while true {
             if !process.isRunning { throw TestError("chromedriver exited at start:\n\(self.log)") }
-            if let status = try? command("GET", "/status", timeout: 2) as? [String: Any], status["ready"] as? Bool == true {
+            // Probe with a socket of our own first: `TestClient` closes its
+            // descriptor twice when a connection is refused (once in `init`,
+            // once in `deinit`), which can close another test's socket.
+            if Self.accepts(port: port), let status = try? command("GET", "/status", timeout: 2) as? [String: Any],
+                status["ready"] as? Bool == true
+            {
                 return
             }
             if Clock.now > deadline {
@@ -100,15 +105,31 @@ public final class WebDriver {
         return value is NSNull ? nil : value
     }
 
+    /// Whether something accepts connections on the port yet.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
     /// A port nobody listens on right now: bind port 0, read it back, close.
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestError("socket failed") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
