@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
@@ -26,6 +27,8 @@ let package = Package(
         .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync"], path: "Sources/KithHTTP"),
         .target(name: "KithStorage", dependencies: ["CSQLite", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
+        // Random tokens, digests, HMAC and Argon2id password hashing for accounts and sessions.
+        .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),
         .target(
             name: "KithApp",
             dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "CCrypto"],
@@ -47,6 +50,7 @@ let package = Package(
         ),
         .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
         .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
+        .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
         .testTarget(
             name: "KithAppTests",
             dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithTestSupport"],

@@ -1,0 +1,43 @@
+import Foundation
+import KithCrypto
+import Synchronization
+
+/// An OS thread, like the server's workers, that the test can join.
+final class TestThread: Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let finished = finished
+        let thread = Thread {
+            body()
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    func join() {
+        finished.wait()
+    }
+}
+
+/// Counts how many threads are inside a region at once and remembers the most.
+final class OverlapCounter: Sendable {
+    private let state = Mutex<(current: Int, peak: Int)>((0, 0))
+
+    /// Enters, stays `milliseconds` so that others have time to overlap, leaves.
+    func occupy(milliseconds: Int) {
+        state.withLock { state in
+            state.current += 1
+            state.peak = max(state.peak, state.current)
+        }
+        usleep(UInt32(milliseconds * 1_000))
+        state.withLock { $0.current -= 1 }
+    }
+
+    var peak: Int { state.withLock { $0.peak } }
+}
+
+func bytes(_ hex: String) -> [UInt8] {
+    guard let bytes = Hex.decode(hex) else { fatalError("bad hex in a test: \(hex)") }
+    return bytes
+}
