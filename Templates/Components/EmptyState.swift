@@ -18,7 +18,7 @@ public enum EmptyState {
     /// still when motion is reduced). Drawn for Kith; presentation
     /// attributes only, since CSP allows no style attributes.
     static let illustration: HTML = """
-        <svg class="empty-state__art" viewBox="0 0 160 128" width="160" height="128" aria-hidden="true" focusable="false">\
+        <svg class="empty-state__art" viewBox="0 0 160 128" width="160" height="128" aria-hidden="true">\
         <ellipse cx="80" cy="118" rx="50" ry="6" fill="#7C5CFC" opacity="0.16"/>\
         <rect x="42" y="62" width="76" height="52" rx="12" fill="#7C5CFC"/>\
         <rect x="72" y="62" width="16" height="52" fill="#FF6B9D"/>\

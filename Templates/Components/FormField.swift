@@ -66,7 +66,9 @@ public enum FormField {
     }
 
     /// A drop-down. `prompt` adds a first, empty option ("Choose one…"),
-    /// which a required select refuses to submit.
+    /// which a required select refuses to submit. Without a prompt a select
+    /// always has a value, so `required` is written only with one (HTML also
+    /// forbids it otherwise).
     public static func select(
         name: String, label: String, options: [(value: String, label: String)], selected: String? = nil,
         hint: String? = nil, error: String? = nil, required: Bool = false, prompt: String? = nil
@@ -82,7 +84,7 @@ public enum FormField {
             )
         }
         let control: HTML = """
-            <span class="select"><select class="field__input"\(attribute: "id", wiring.id)\(attribute: "name", name)\(attribute: "required", when: required)\(wiring.attributes)>
+            <span class="select"><select class="field__input"\(attribute: "id", wiring.id)\(attribute: "name", name)\(attribute: "required", when: required && prompt != nil)\(wiring.attributes)>
             \(items.joined(separator: "\n"))
             </select></span>
             """

@@ -3,7 +3,9 @@
 /// the place to check a change to the stylesheet against everything at once.
 /// Served in development mode only.
 public enum Styleguide {
-    public static func render(context: PageContext) -> HTML {
+    /// `live` is a demonstration of live updates the app supplies (a fragment
+    /// that refreshes itself when anyone presses its button).
+    public static func render(context: PageContext, live: HTML = HTML()) -> HTML {
         Layout.page(
             title: "Styleguide", context: context,
             main: """
@@ -13,6 +15,7 @@ public enum Styleguide {
                 fills, glows and large display type; text uses the derived shades, each shown with its contrast
                 ratio against the page and against a card.</p>
                 </header>
+                \(live)
                 <div class="sg-panels">
                 \(panel(.light))
                 \(panel(.dark))
@@ -280,7 +283,7 @@ public enum Styleguide {
         \(Card.render(title: "Coffees", headingLevel: 4, body: "<p class=\"text-2xl\"><strong>12</strong></p><p class=\"muted\">Shared with Maya and Jo</p>"))
         \(Card.render(title: "Sing in public", headingLevel: 4, accent: .purple, body: "<p>Serenade a stranger with one verse of anything.</p>", footer: "<span class=\"badge badge--purple\">30 pts</span>"))
         \(Card.render(title: "A letter from Jo", headingLevel: 4, accent: .gold, body: "<p>Affordable now: it glows gold.</p>", footer: Button.gold("Unlock for 40", type: .button, small: true)))
-        <article class="card frosted"><h4 class="card__title">A gift from Maya</h4><p>Locked: frosted until it is earned.</p></article>
+        <article class="card frosted"><h4 class="card__title">A gift from Maya</h4><p>A voice note <span class="badge badge--quiet">Locked</span></p><p class="muted">.frosted: what is coming, not what it is.</p></article>
         <article class="card pulse-gold"><h4 class="card__title">Voice note</h4><p>.pulse-gold: the affordable state, breathing.</p></article>
         </div>
         </div>

@@ -30,6 +30,7 @@ public final class KithApp: HTTPResponder {
         SystemRoutes.register(on: self)
         LiveRoutes.register(on: self)
         HomeRoutes.register(on: self)
+        DevelopmentRoutes.register(on: self)
     }
 
     /// Adds a route. Features call this from their `register(on:)`; tests may
