@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),
         .target(
             name: "KithApp",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "CCrypto"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithSync", "CCrypto", "CQREncode"],
             path: "Sources/KithApp"
         ),
         .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
@@ -53,7 +54,7 @@ let package = Package(
         .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
         .testTarget(
             name: "KithAppTests",
-            dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithTestSupport"],
+            dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithTestSupport"],
             path: "Tests/KithAppTests"
         ),
     ],

@@ -107,6 +107,18 @@ document.addEventListener("submit", (event) => {
 });
 
 // ---------------------------------------------------------------------------
+// Time zones
+//
+// A fresh form that asks for a time zone starts at the browser's own, when
+// the server knows it; the server's default stays for everyone else.
+
+for (const wrapper of document.querySelectorAll('[data-time-zone="browser"]')) {
+  const select = wrapper.querySelector("select");
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (select && zone && [...select.options].some((option) => option.value === zone)) select.value = zone;
+}
+
+// ---------------------------------------------------------------------------
 // Live updates
 //
 // One EventSource per tab for every topic the page shows, opened from the

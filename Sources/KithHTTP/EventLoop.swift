@@ -18,6 +18,8 @@ final class EventLoop: @unchecked Sendable {
         var stop = false
         /// The loop has ended and its descriptors are closed (or closing).
         var closed = false
+
+        var isEmpty: Bool { completions.isEmpty && streams.isEmpty && !drain && !stop }
     }
 
     private let core: ServerCore
@@ -73,11 +75,16 @@ final class EventLoop: @unchecked Sendable {
 
     /// Signals inside the lock: once the loop has ended, its descriptor number
     /// may belong to another file, and a late worker must not write 8 bytes there.
+    ///
+    /// Only the change that makes the inbox non-empty signals: the loop takes
+    /// the whole inbox after draining the descriptor, so later additions ride
+    /// along. A publish to ten thousand streams costs one wake-up, not ten thousand.
     private func post(_ change: (inout Inbox) -> Void) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
+            let wasEmpty = inbox.isEmpty
             change(&inbox)
-            _ = kith_eventfd_signal(wake)
+            if wasEmpty { _ = kith_eventfd_signal(wake) }
         }
     }
 
@@ -121,8 +128,11 @@ final class EventLoop: @unchecked Sendable {
         _ = kith_eventfd_drain(wake)
         let work = inbox.withLock { inbox -> Inbox in
             let taken = inbox
+            // Commands are one-shot: the loop keeps its own `draining` state.
             inbox.completions = []
             inbox.streams = []
+            inbox.drain = false
+            inbox.stop = false
             return taken
         }
         for (id, response) in work.completions {

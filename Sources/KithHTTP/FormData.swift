@@ -106,6 +106,11 @@ public struct FormData: Sendable {
     public private(set) var fields: [(name: String, value: String)]
     /// Every uploaded file in arrival order.
     public private(set) var allFiles: [UploadedFile]
+    /// Fields whose value arrived as bytes that are not text (invalid UTF-8
+    /// or a broken `%` escape). Their value is kept with the unreadable parts
+    /// replaced (U+FFFD), so a form can be shown again with an error next to
+    /// that field instead of refusing the whole request.
+    public private(set) var unreadable: Set<String> = []
 
     public init(fields: [(name: String, value: String)] = [], files: [UploadedFile] = []) {
         self.fields = fields
@@ -143,6 +148,12 @@ public struct FormData: Sendable {
 
     public mutating func append(_ name: String, _ value: String) {
         fields.append((name, value))
+    }
+
+    /// A value that could not be read as text; `lossy` is what could be.
+    mutating func append(_ name: String, unreadable lossy: String) {
+        fields.append((name, lossy))
+        unreadable.insert(name)
     }
 
     mutating func append(file: UploadedFile) {
@@ -196,15 +207,19 @@ public struct FormData: Sendable {
                 let rawName = UnsafeBufferPointer(rebasing: buffer[start..<equals])
                 let rawValue = UnsafeBufferPointer(rebasing: buffer[min(equals + 1, end)..<end])
                 let name: String
-                let value: String
                 do throws(PercentDecodingError) {
                     name = try PercentDecoding.decode(rawName, plusAsSpace: true)
-                    value = try PercentDecoding.decode(rawValue, plusAsSpace: true)
                 } catch {
                     throw FormError(error)
                 }
                 guard name.utf8.count <= limits.maxNameBytes else { throw .nameTooLong }
-                form.fields.append((name, value))
+                // Names are ours; values are what people typed, and an
+                // unreadable one becomes an error beside its field.
+                do throws(PercentDecodingError) {
+                    form.append(name, try PercentDecoding.decode(rawValue, plusAsSpace: true))
+                } catch {
+                    form.append(name, unreadable: PercentDecoding.decodeLossy(rawValue, plusAsSpace: true))
+                }
             }
             start = end + 1
         }

@@ -432,8 +432,11 @@ public struct MultipartParser: Sendable {
         part = nil
         switch current {
         case .field(let name):
-            guard let value = String(validating: text, as: UTF8.self) else { throw .invalidCharacters }
-            form.append(name, value)
+            if let value = String(validating: text, as: UTF8.self) {
+                form.append(name, value)
+            } else {
+                form.append(name, unreadable: String(decoding: text, as: UTF8.self))
+            }
             text.removeAll(keepingCapacity: true)
         case .file(let name, let filename, let contentType):
             // A file input left empty: browsers still send the part, with no name and no content.

@@ -57,6 +57,26 @@ public enum PercentDecoding {
         return output
     }
 
+    /// What can be read of a value that does not decode: broken escapes kept
+    /// as typed, invalid UTF-8 replaced with U+FFFD. Only for showing a value
+    /// back beside an error, never for storing it.
+    static func decodeLossy(_ source: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(source.count)
+        var i = 0
+        while i < source.count {
+            let byte = source[i]
+            if byte == UInt8(ascii: "%"), i + 2 < source.count, let high = hexValue(source[i + 1]), let low = hexValue(source[i + 2]) {
+                output.append(high << 4 | low)
+                i += 3
+            } else {
+                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                i += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
     static func decode(_ source: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) throws(PercentDecodingError) -> String {
         // Most names and values need no decoding at all: validate in place.
         var plain = true

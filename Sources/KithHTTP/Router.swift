@@ -189,11 +189,18 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     private var handlers: [Route: Handler] = [:]
     private var sealed = false
     private let makeContext: @Sendable (Request) throws -> Context
+    private let finish: @Sendable (Context, inout Response) -> Void
 
     /// `makeContext` turns a request into the app's per-request context
-    /// (session, user, CSRF token). It runs on the handler's thread.
-    public init(makeContext: @escaping @Sendable (Request) throws -> Context) {
+    /// (session, user, CSRF token); it runs on the handler's thread, and a
+    /// throw from it (a refused CSRF check) means no handler runs. `finish`
+    /// sees the context again with the handler's response (to add cookies).
+    public init(
+        makeContext: @escaping @Sendable (Request) throws -> Context,
+        finish: @escaping @Sendable (Context, inout Response) -> Void = { _, _ in }
+    ) {
         self.makeContext = makeContext
+        self.finish = finish
     }
 
     /// Registration happens before the server starts; afterwards the table is
@@ -238,7 +245,9 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
             throw HTTPError.notFound()
         }
         var context = try makeContext(request)
-        return try handler(&context)
+        var response = try handler(&context)
+        finish(context, &response)
+        return response
     }
 
     /// Splits and percent-decodes a path; `nil` when it cannot be decoded.

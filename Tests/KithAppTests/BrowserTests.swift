@@ -19,12 +19,12 @@ enum CounterPage {
         app.liveTopics.register(kind: "open") { _, _ in true }
         app.on(show) { context in
             // The cursor is taken before the count is read, as every live page does.
-            let page = context.app.pageContext(topics: [topic])
-            let main = section(count: try count(in: context.app))
+            let page = context.pageContext(topics: [topic])
+            let main = section(count: try count(in: context.app), csrf: context.csrfToken)
             return context.app.page(Layout.page(title: "Counter", context: page, main: main))
         }
         app.on(fragment) { context in
-            context.app.page(section(count: try count(in: context.app)))
+            context.app.page(section(count: try count(in: context.app), csrf: context.csrfToken))
         }
         app.on(add) { context in
             let hub = context.app.live
@@ -40,11 +40,11 @@ enum CounterPage {
         }
     }
 
-    static func section(count: Int64) -> HTML {
+    static func section(count: Int64, csrf: String) -> HTML {
         """
         <section id="counter" data-fragment="\(fragment.path())"><p>Count: \(count)</p>\
         <form method="post" action="\(add.path())" data-enhance data-target="counter">\
-        <button type="submit">Add one</button></form></section>
+        \(Layout.csrfField(csrf))<button type="submit">Add one</button></form></section>
         """
     }
 
@@ -191,11 +191,8 @@ struct BrowserTests {
         #expect(page.text.contains("<form method=\"post\" action=\"/test/counter\""))
         #expect(page.text.contains("<meta name=\"kith-live\" content=\"open:counter\" data-cursor=\""))
 
-        let client = try TestClient(port: app.port)
-        try client.send(
-            "POST /test/counter HTTP/1.1\r\nHost: localhost\r\n"
-                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n")
-        let response = try client.readResponse()
+        let browser = WebSession(port: app.port)
+        let response = try browser.post(CounterPage.add.path(), [], csrf: try browser.token(from: CounterPage.show.path()))
         #expect(response.status == 303)
         #expect(response.header("Location") == "/test/counter")
 

@@ -220,15 +220,14 @@ struct LiveHTTPTests {
         let app = try Self.harness()
         let stream = try open(app, "topics=open:1")
         _ = try stream.read(until: "retry: 2000", timeout: 5)
+        let browser = WebSession(port: app.port)
+        let token = try browser.token(from: "/signup")
         for fail in ["1", "0"] {
-            let client = try TestClient(port: app.port)
-            let body = "fail=\(fail)"
-            try client.send("POST /test/write HTTP/1.1\r\nHost: l\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-            _ = try client.readResponse()
+            _ = try browser.post("/test/write", [("fail", fail)], csrf: token)
         }
         let received = try stream.read(until: "written", timeout: 5)
         #expect(!received.contains("failed"))
-        let rows = try app.app.database.read { try $0.queryValue("SELECT count(*) FROM settings", as: Int64.self) }
+        let rows = try app.app.database.read { try $0.queryValue("SELECT count(*) FROM settings WHERE value = 'x'", as: Int64.self) }
         #expect(rows == 1)
     }
 

@@ -116,21 +116,30 @@ struct URLEncodedFormTests {
         }
     }
 
-    @Test("Invalid UTF-8 is a 400 that asks for valid characters")
-    func invalidCharacters() {
-        let error = #expect(throws: FormError.self) { try FormData.parseURLEncoded("name=%FF") }
-        #expect(error?.status == .badRequest)
-        #expect(error?.message == "The form contains invalid characters.")
-        let inName = #expect(throws: FormError.self) { try FormData.parseURLEncoded("%C3=x") }
-        #expect(inName?.status == .badRequest)
+    @Test("A value that is not UTF-8 is kept readable and flagged, so its field can show an error")
+    func invalidCharactersInValues() throws {
+        let form = try FormData.parseURLEncoded("name=Zo%FF&ok=fine")
+        #expect(form["name"] == "Zo\u{FFFD}")
+        #expect(form.unreadable == ["name"])
+        #expect(form["ok"] == "fine")
     }
 
-    @Test("A bad escape is a 400")
-    func badEscape() {
-        for input in ["a=%zz", "a=%4", "%=1", "a=100%"] {
-            let error = #expect(throws: FormError.self) { try FormData.parseURLEncoded(input) }
-            #expect(error?.status == .badRequest)
+    @Test("A name that is not UTF-8 is a 400: names are ours, not typed")
+    func invalidCharactersInNames() {
+        let inName = #expect(throws: FormError.self) { try FormData.parseURLEncoded("%C3=x") }
+        #expect(inName?.status == .badRequest)
+        #expect(inName?.message == "The form contains invalid characters.")
+    }
+
+    @Test("A bad escape in a value is flagged and kept as typed; in a name it is a 400")
+    func badEscape() throws {
+        for (input, shown) in [("a=%zz", "%zz"), ("a=%4", "%4"), ("a=100%", "100%")] {
+            let form = try FormData.parseURLEncoded(input)
+            #expect(form["a"] == shown)
+            #expect(form.unreadable == ["a"])
         }
+        let error = #expect(throws: FormError.self) { try FormData.parseURLEncoded("%=1") }
+        #expect(error?.status == .badRequest)
     }
 
     @Test("More fields than the limit is a 413; exactly the limit is fine")

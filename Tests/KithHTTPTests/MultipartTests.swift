@@ -492,13 +492,14 @@ struct MultipartErrorTests {
         #expect(failure(body([field("abcd", "1")]), in: directory, limits: limits) == .nameTooLong)
     }
 
-    @Test("Text that is not UTF-8 is a 400 asking for valid characters")
+    @Test("Text that is not UTF-8 is kept readable and flagged for its field")
     func invalidText() throws {
         let directory = try UploadDirectory()
         let bytes = body([part("Content-Disposition: form-data; name=\"a\"", [0x61, 0xC3, 0x28])])
-        let error = failure(bytes, in: directory)
-        #expect(error?.status == .badRequest)
-        #expect(error?.message == "The form contains invalid characters.")
+        var parser = makeParser(directory)
+        let form = try parse(bytes, with: &parser)
+        #expect(form["a"] == "a\u{FFFD}(")
+        #expect(form.unreadable == ["a"])
     }
 
     @Test("Malformed part headers and framing are a 400")

@@ -134,7 +134,7 @@ public final class TestClient {
     }
 }
 
-public struct TestResponse {
+public struct TestResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]

@@ -1,4 +1,5 @@
 import Glibc
+import KithCrypto
 
 /// Everything `kith` can be told, from flags or `KITH_*` environment
 /// variables (flags win). `kith --help` prints `CommandLine.usage`.
@@ -19,6 +20,10 @@ public struct KithConfiguration: Sendable {
     public var logRequests = true
     /// Buffer sizes, heartbeat and lifetimes of live streams.
     public var live = LiveHub.Limits()
+    /// Argon2id costs. Tests lower them; production keeps OWASP's minimum or more.
+    public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
+    /// Seconds since 1970. Tests move time forward by replacing it.
+    public var clock: @Sendable () -> Int64 = { Int64(time(nil)) }
 
     public init() {}
 

@@ -1,6 +1,8 @@
 import Glibc
+import KithCrypto
 import KithHTTP
 import KithStorage
+import KithSync
 import KithTemplates
 
 /// The application: database, assets and routes, answering the engine.
@@ -14,24 +16,56 @@ public final class KithApp: HTTPResponder {
     public let live: LiveHub
     /// Topic kinds pages may follow, with their access rules.
     public let liveTopics = LiveTopics()
+    /// Argon2id with a cap on concurrent hashes, shared by every request.
+    let passwords: PasswordHasher
+    let sessions: Sessions
     private let router: Router<RequestContext>
     private let contextBox = ContextBox()
+    /// The port actually bound, when the configuration asked for any (0).
+    private let boundPort = Lock<Int?>(nil)
 
-    init(configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger, live: LiveHub) {
+    init(
+        configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger, live: LiveHub,
+        secret: [UInt8]
+    ) {
         self.configuration = configuration
         self.database = database
         self.assets = assets
         self.logger = logger
         self.live = live
+        passwords = PasswordHasher(parameters: configuration.passwordParameters)
+        sessions = Sessions(
+            database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"),
+            clock: configuration.clock)
         let box = contextBox
-        router = Router<RequestContext>(makeContext: { RequestContext(request: $0, app: box.app!) })
+        router = Router<RequestContext>(
+            makeContext: { try RequestContext.make($0, app: box.app!) },
+            finish: { context, response in
+                for cookie in context.cookies { response.headers.add("Set-Cookie", cookie.headerValue) }
+            })
         contextBox.app = self
         // Every feature adds its routes here, in one visible list.
         SystemRoutes.register(on: self)
         LiveRoutes.register(on: self)
         HomeRoutes.register(on: self)
+        AccountRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
+
+    /// The public address, with the real port once bound when none was configured.
+    public var baseURL: String {
+        if let configured = configuration.baseURL, !configured.isEmpty { return configuration.effectiveBaseURL }
+        var effective = configuration
+        if let port = boundPort.withLock({ $0 }) { effective.port = port }
+        return effective.effectiveBaseURL
+    }
+
+    /// What browsers put in `Origin` for Kith's own pages.
+    var origin: String { CSRF.origin(of: baseURL) }
+
+    func serverStarted(port: Int) { boundPort.withLock { $0 = port } }
+
+    var now: Int64 { configuration.clock() }
 
     /// Adds a route. Features call this from their `register(on:)`; tests may
     /// add routes of their own before the server starts.
@@ -106,17 +140,6 @@ public final class KithApp: HTTPResponder {
     }
 }
 
-/// Per-request state handed to every handler. The accounts feature adds the
-/// session, the user and the CSRF token here.
-public struct RequestContext: Sendable {
-    public let request: Request
-    public let app: KithApp
-
-    /// Whose streams count together against the per-viewer cap: the signed-in
-    /// user once accounts exist; nil (no cap beyond the server's) until then.
-    public var viewerKey: String? { nil }
-}
-
 /// Lets the router's context factory reach the app it belongs to without a
 /// reference cycle at construction: set once in `KithApp.init`, read-only after.
 private final class ContextBox: @unchecked Sendable {
@@ -142,7 +165,10 @@ public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger(
     let (database, applied) = try openDatabase(configuration, resources: resources)
     for name in applied { logger.log(["msg": "applied migration", "file": name]) }
     let assets = try StaticFiles(directory: resources.publicDirectory)
-    return KithApp(configuration: configuration, database: database, assets: assets, logger: logger, live: LiveHub(limits: configuration.live))
+    let secret = try InstanceSecret.load(database)
+    return KithApp(
+        configuration: configuration, database: database, assets: assets, logger: logger,
+        live: LiveHub(limits: configuration.live), secret: secret)
 }
 
 /// Creates the data directory if needed, opens the database and applies
@@ -160,6 +186,26 @@ public func openDatabase(_ configuration: KithConfiguration, resources: Resource
         }
     } catch {
         throw AppStartError.database(error)
+    }
+}
+
+/// The key for this instance's keyed hashes (signed-out form tokens), made
+/// on first start and kept in the database so restarts keep forms valid.
+enum InstanceSecret {
+    static func load(_ database: Database) throws -> [UInt8] {
+        try database.write { tx in
+            if let hex = try tx.queryValue("SELECT value FROM settings WHERE key = 'instance_secret'", as: String.self),
+                let bytes = Hex.decode(hex), bytes.count == 32
+            {
+                return bytes
+            }
+            let bytes = SecureRandom.bytes(32)
+            try tx.execute("""
+                INSERT INTO settings (key, value) VALUES ('instance_secret', \(Hex.encode(bytes)))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """)
+            return bytes
+        }
     }
 }
 

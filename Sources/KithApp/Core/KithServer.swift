@@ -22,7 +22,9 @@ public final class KithServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         app.live.start()
-        return try server.start()
+        let port = try server.start()
+        app.serverStarted(port: port)
+        return port
     }
 
     /// Finishes in-flight requests, closes streams, then the database.

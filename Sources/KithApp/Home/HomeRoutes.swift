@@ -1,14 +1,18 @@
 import KithHTTP
 import KithTemplates
 
-/// The front page. Signed out it is the landing page; the accounts feature
-/// turns it into the dashboard for signed-in people.
+/// The front page: the landing page for visitors, the dashboard for people
+/// signed in.
 enum HomeRoutes {
     static let home = Route(.get, "/")
 
     static func register(on app: KithApp) {
         app.on(home) { context in
-            context.app.page(Landing.render(context: context.app.pageContext()))
+            guard let user = context.user else {
+                return context.app.page(Landing.render(context: context.pageContext()))
+            }
+            let model = Dashboard.Model(displayName: user.displayName, isGuest: user.isGuest)
+            return context.app.page(Dashboard.render(context: context.pageContext(), model: model))
         }
     }
 }

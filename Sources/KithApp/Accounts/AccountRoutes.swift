@@ -1,0 +1,222 @@
+import KithCrypto
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// Sign up, sign in, sign out, and claiming a guest account.
+enum AccountRoutes {
+    static let signUpForm = Route(.get, "/signup")
+    static let signUp = Route(.post, "/signup")
+    static let signInForm = Route(.get, "/signin")
+    static let signIn = Route(.post, "/signin")
+    static let signOut = Route(.post, "/signout")
+    static let signOutEverywhere = Route(.post, "/signout/everywhere")
+    static let claimForm = Route(.get, "/claim")
+    static let claim = Route(.post, "/claim")
+
+    /// Failed sign-ins allowed per username, and per address, in the window.
+    static let failuresPerUsername = 5
+    static let failuresPerAddress = 30
+    static let failureWindow: Int64 = 15 * 60
+
+    static func register(on app: KithApp) {
+        app.on(signUpForm) { context in
+            if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
+            return signUpPage(context, FormState(values: ["time_zone": TimeZones.serverDefault]))
+        }
+        app.on(signUp) { context in try signUpPost(&context) }
+        app.on(signInForm) { context in
+            if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
+            return context.app.page(SignInPage.render(context: context.pageContext(), form: FormState(), next: nextPath(context)))
+        }
+        app.on(signIn) { context in try signInPost(&context) }
+        app.on(signOut) { context in
+            if let session = context.session {
+                try context.app.database.write { try AccountStore.deleteSession($0, id: session.id) }
+            }
+            context.setCookie(context.app.sessions.cleared())
+            return .redirect(to: HomeRoutes.home.path())
+        }
+        app.on(signOutEverywhere) { context in
+            let user = try context.requireUser()
+            try context.app.database.write { try AccountStore.deleteSessions($0, userID: user.id) }
+            context.setCookie(context.app.sessions.cleared())
+            return .redirect(to: HomeRoutes.home.path())
+        }
+        app.on(claimForm) { context in
+            let user = try context.requireUser()
+            guard user.isGuest else { return .redirect(to: HomeRoutes.home.path()) }
+            return context.app.page(ClaimPage.render(context: context.pageContext(), form: FormState()))
+        }
+        app.on(claim) { context in try claimPost(&context) }
+    }
+
+    // MARK: Sign up
+
+    static func signUpPage(_ context: RequestContext, _ form: FormState, status: HTTPStatus = .ok) -> Response {
+        context.app.page(
+            SignUpPage.render(context: context.pageContext(), form: form, timeZones: TimeZones.all, next: nextPath(context)),
+            status: status)
+    }
+
+    static func signUpPost(_ context: inout RequestContext) throws -> Response {
+        let input = context.request.form
+        let name = AccountRules.displayName(input["display_name"])
+        let username = AccountRules.username(input["username"])
+        let password = input["password"] ?? ""
+        let timeZone = input["time_zone"] ?? ""
+        var form = FormState(values: ["display_name": name.value, "username": username.value, "time_zone": timeZone])
+        form.errors["display_name"] = name.error
+        form.errors["username"] = username.error
+        form.errors["password"] = AccountRules.password(password)
+        if !TimeZones.isValid(timeZone) { form.errors["time_zone"] = "Choose a time zone from the list." }
+        AccountRules.flagUnreadable(input, fields: ["display_name", "username", "password"], into: &form.errors)
+        guard form.isValid else { return signUpPage(context, form, status: .unprocessableContent) }
+
+        // Hash before the transaction: the writer is never held for 20 ms of Argon2.
+        let hash = context.app.passwords.hash(password: password)
+        let codes = RecoveryCodes.generate()
+        let request = context.request
+        let sessions = context.app.sessions
+        let now = context.app.now
+        let cookie: SetCookie
+        do {
+            cookie = try context.app.database.write { tx in
+                let id = try AccountStore.createUser(
+                    tx, displayName: name.value, username: username.value, passwordHash: hash, timeZone: timeZone,
+                    avatar: Avatars.forName(name.value).id, avatarColour: Avatars.colour(forName: name.value).id, now: now)
+                try AccountStore.replaceRecoveryCodes(tx, userID: id, hashes: codes.map(RecoveryCodes.hash))
+                return try sessions.start(tx, userID: id, request: request, replacing: nil)
+            }
+        } catch AccountStore.Failure.usernameTaken {
+            form.errors["username"] = "That username is taken."
+            return signUpPage(context, form, status: .unprocessableContent)
+        }
+        context.setCookie(cookie)
+        // Shown in the answer to the post itself: the codes exist in plain
+        // text nowhere else, so there is no page to redirect to.
+        let page = RecoveryCodesPage.render(context: context.pageContext(), codes: codes, continueTo: nextPath(context) ?? "/")
+        return context.app.page(page)
+    }
+
+    // MARK: Sign in
+
+    static func signInPost(_ context: inout RequestContext) throws -> Response {
+        let username = (context.request.form["username"] ?? "").trimmingWhitespace()
+        let password = context.request.form["password"] ?? ""
+        var form = FormState(values: ["username": username])
+        func again(_ status: HTTPStatus) -> Response {
+            context.app.page(SignInPage.render(context: context.pageContext(), form: form, next: nextPath(context)), status: status)
+        }
+        if username.isEmpty { form.errors["username"] = "Enter your username." }
+        if password.isEmpty { form.errors["password"] = "Enter your password." }
+        AccountRules.flagUnreadable(context.request.form, fields: ["username", "password"], into: &form.errors)
+        guard form.isValid else { return again(.unprocessableContent) }
+
+        let app = context.app
+        let now = app.now
+        let userScope = "user:" + AccountRules.usernameKey(username)
+        let addressScope = "address:" + context.request.remoteAddress
+        if let wait = try throttleWait(app, scopes: [(userScope, failuresPerUsername), (addressScope, failuresPerAddress)], now: now) {
+            form.formError = "Too many failed attempts. Please wait \(wait) before trying again."
+            return again(.tooManyRequests)
+        }
+
+        let found = try app.database.read { try AccountStore.credentials($0, username: username) }
+        guard let (user, storedHash) = found, app.passwords.verify(password: password, encoded: storedHash) else {
+            // The same work whether or not the username exists, so timing does not tell.
+            if found == nil { app.passwords.performDummyVerification(password: password) }
+            try app.database.write {
+                try AccountStore.recordFailure($0, scopes: [userScope, addressScope], now: now, forgetBefore: now - failureWindow)
+            }
+            form.formError = "That username and password don't match."
+            return again(.unauthorized)
+        }
+        let rehash = app.passwords.needsRehash(encoded: storedHash) ? app.passwords.hash(password: password) : nil
+        let request = context.request
+        let previous = context.session
+        let cookie = try app.database.write { tx in
+            try AccountStore.clearFailures(tx, scope: userScope)
+            if let rehash { try AccountStore.setPasswordHash(tx, userID: user.id, hash: rehash, mustChange: user.mustChangePassword) }
+            return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
+        }
+        context.setCookie(cookie)
+        return .redirect(to: nextPath(context) ?? HomeRoutes.home.path())
+    }
+
+    /// How long until every scope is under its limit again, in words; nil when none is over.
+    static func throttleWait(_ app: KithApp, scopes: [(String, Int)], now: Int64) throws -> String? {
+        var longest: Int64 = 0
+        for (scope, limit) in scopes {
+            let (count, oldest) = try app.database.read { try AccountStore.failures($0, scope: scope, since: now - failureWindow) }
+            if count >= limit, let oldest { longest = max(longest, oldest + failureWindow - now) }
+        }
+        guard longest > 0 else { return nil }
+        let minutes = (longest + 59) / 60
+        return minutes <= 1 ? "a minute" : "\(minutes) minutes"
+    }
+
+    // MARK: Claim
+
+    static func claimPost(_ context: inout RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        guard user.isGuest else { return .redirect(to: HomeRoutes.home.path()) }
+        let username = AccountRules.username(context.request.form["username"])
+        let password = context.request.form["password"] ?? ""
+        var form = FormState(values: ["username": username.value])
+        form.errors["username"] = username.error
+        form.errors["password"] = AccountRules.password(password)
+        AccountRules.flagUnreadable(context.request.form, fields: ["username", "password"], into: &form.errors)
+        guard form.isValid else {
+            return context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: .unprocessableContent)
+        }
+        let app = context.app
+        let hash = app.passwords.hash(password: password)
+        let codes = RecoveryCodes.generate()
+        let request = context.request
+        let previous = context.session
+        let cookie: SetCookie
+        do {
+            cookie = try app.database.write { tx in
+                try AccountStore.claim(tx, userID: user.id, username: username.value, passwordHash: hash)
+                try AccountStore.replaceRecoveryCodes(tx, userID: user.id, hashes: codes.map(RecoveryCodes.hash))
+                return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
+            }
+        } catch AccountStore.Failure.usernameTaken {
+            form.errors["username"] = "That username is taken."
+            return context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: .unprocessableContent)
+        }
+        context.setCookie(cookie)
+        return context.app.page(RecoveryCodesPage.render(context: context.pageContext(), codes: codes, continueTo: "/"))
+    }
+
+    /// Where to go after signing in: a local path only, never another site.
+    static func nextPath(_ context: RequestContext) -> String? {
+        guard let next = context.request.form["next"] ?? context.request.query["next"],
+            next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
+            !next.utf8.contains(where: { $0 < 0x20 })
+        else { return nil }
+        return next
+    }
+}
+
+/// One-time codes for getting back in without email: 10 of them, each 10
+/// characters from an alphabet without look-alikes, stored as SHA-256.
+enum RecoveryCodes {
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    static let count = 10
+
+    static func generate() -> [String] {
+        (0..<count).map { _ in
+            let characters = (0..<10).map { _ in alphabet[SecureRandom.uniform(alphabet.count)] }
+            return String(characters[0..<5]) + "-" + String(characters[5...])
+        }
+    }
+
+    /// Case, spaces and dashes do not matter when a code is typed back.
+    static func normalized(_ code: String) -> String {
+        String(code.uppercased().filter { $0 != "-" && $0 != " " })
+    }
+
+    static func hash(_ code: String) -> String { TokenHash.of(normalized(code)) }
+}

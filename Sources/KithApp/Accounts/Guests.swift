@@ -1,0 +1,36 @@
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// Guest accounts, for people who arrive through an invite signed out: a
+/// display name, an avatar and a time zone make a user and a session, in the
+/// same transaction as whatever joining does. The join flows call this; they
+/// never create users themselves.
+enum Guests {
+    struct Details: Sendable {
+        var displayName: String
+        var avatar: String
+        var timeZone: String
+    }
+
+    /// Checks the guest form; the errors are keyed by field name.
+    static func validate(_ form: FormData) -> (details: Details, state: FormState) {
+        let name = AccountRules.displayName(form["display_name"])
+        let avatar = form["avatar"].flatMap(Avatars.named)?.id ?? Avatars.forName(name.value).id
+        let timeZone = form["time_zone"] ?? ""
+        var state = FormState(values: ["display_name": name.value, "avatar": avatar, "time_zone": timeZone])
+        state.errors["display_name"] = name.error
+        if !TimeZones.isValid(timeZone) { state.errors["time_zone"] = "Choose a time zone from the list." }
+        AccountRules.flagUnreadable(form, fields: ["display_name"], into: &state.errors)
+        return (Details(displayName: name.value, avatar: avatar, timeZone: timeZone), state)
+    }
+
+    /// Creates the guest and signs them in; returns the new user id and the session cookie.
+    static func create(_ tx: Transaction, _ details: Details, app: KithApp, request: Request) throws -> (userID: Int64, cookie: SetCookie) {
+        let id = try AccountStore.createUser(
+            tx, displayName: details.displayName, username: nil, passwordHash: nil, timeZone: details.timeZone,
+            avatar: details.avatar, avatarColour: Avatars.colour(forName: details.displayName).id, now: app.now)
+        let cookie = try app.sessions.start(tx, userID: id, request: request, replacing: nil)
+        return (id, cookie)
+    }
+}

@@ -1,0 +1,64 @@
+import KithHTTP
+import KithTemplates
+
+/// Per-request state handed to every handler: the request, the app, who is
+/// asking, and the CSRF token their forms carry. Built before any handler
+/// runs, which is where every state-changing request is checked for CSRF.
+public struct RequestContext: Sendable {
+    public let request: Request
+    public let app: KithApp
+    /// The signed-in person; nil for a signed-out visitor.
+    public let user: User?
+    let session: AccountStore.Session?
+    /// Goes into every form as `_csrf` (`Layout.csrfField`).
+    public let csrfToken: String
+    /// Cookies to send with the response.
+    var cookies: [SetCookie]
+
+    static func make(_ request: Request, app: KithApp) throws -> RequestContext {
+        // Inline routes (static files, health checks) run on an I/O thread,
+        // where nothing may touch the database; they need no identity.
+        if request.route.runsInline {
+            return RequestContext(request: request, app: app, user: nil, session: nil, csrfToken: "", cookies: [])
+        }
+        let resolved = try app.sessions.resolve(request)
+        if !request.method.isSafe {
+            try CSRF.check(request, expectedToken: resolved.csrfToken, origin: app.origin)
+        }
+        return RequestContext(
+            request: request, app: app, user: resolved.user, session: resolved.session, csrfToken: resolved.csrfToken,
+            cookies: resolved.cookies)
+    }
+
+    /// Whose streams count together against the per-viewer cap.
+    public var viewerKey: String? { user.map { "user:\($0.id)" } }
+
+    /// The signed-in person, or a redirect to sign in that comes back here.
+    public func requireUser() throws -> User {
+        if let user { return user }
+        var headers = HTTPHeaders()
+        let back = request.method == .get ? request.head.target : "/"
+        headers.add("Location", AccountRoutes.signIn.path() + "?next=" + PercentEncoding.encodeQueryComponent(back))
+        throw HTTPError(.seeOther, "Please sign in first.", headers: headers)
+    }
+
+    public mutating func setCookie(_ cookie: SetCookie) { cookies.append(cookie) }
+
+    /// Frame inputs for a page: the viewer, their theme, the form token, and
+    /// the topics it follows live (the cursor is taken now, before the page
+    /// reads its data, so nothing committed in between is missed).
+    public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
+        var page = app.pageContext(flash: flash, topics: topics)
+        page.csrfToken = csrfToken
+        if let user {
+            page.viewer = Viewer(displayName: user.displayName)
+            page.theme = Theme(rawValue: user.theme.rawValue) ?? .system
+        }
+        return page
+    }
+
+    /// Renders a full page in the standard frame.
+    public func page(title: String, main: HTML, status: HTTPStatus = .ok, flash: [Flash] = [], topics: [String] = []) -> Response {
+        app.page(Layout.page(title: title, context: pageContext(flash: flash, topics: topics), main: main), status: status)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import KithHTTP
+import KithTestSupport
+
+/// One browser's worth of state over raw HTTP: cookies kept between requests,
+/// the page's CSRF token read back from its forms, and the Origin a browser
+/// sends with a form post.
+/// Not shared between threads while in use; a race test hands each thread its own.
+final class WebSession: @unchecked Sendable {
+    let port: Int
+    private(set) var cookies: [String: String] = [:]
+    var origin: String
+
+    init(port: Int) {
+        self.port = port
+        origin = "http://127.0.0.1:\(port)"
+    }
+
+    func get(_ path: String, headers: [String: String] = [:]) throws -> TestResponse {
+        try send("GET", path, body: [], headers: headers)
+    }
+
+    /// Posts a form as a browser would: urlencoded, with this session's
+    /// cookies, its Origin, and (unless told otherwise) the CSRF token.
+    func post(_ path: String, _ fields: [(String, String)], csrf: String? = nil, headers: [String: String] = [:]) throws -> TestResponse {
+        var all = fields
+        if let csrf { all.append(("_csrf", csrf)) }
+        let body = all.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        return try post(path, rawBody: Array(body.utf8), headers: headers)
+    }
+
+    func post(_ path: String, rawBody: [UInt8], headers: [String: String] = [:]) throws -> TestResponse {
+        var headers = headers
+        headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
+        if headers["Origin"] == nil && !origin.isEmpty { headers["Origin"] = origin }
+        return try send("POST", path, body: rawBody, headers: headers)
+    }
+
+    /// The `_csrf` value of the first form on a page.
+    static func csrfToken(in page: TestResponse) -> String? {
+        let text = page.text
+        guard let range = text.range(of: #"name="_csrf" value="([^"]+)""#, options: .regularExpression) else { return nil }
+        let match = String(text[range])
+        return match.components(separatedBy: "value=\"").last.map { String($0.dropLast()) }
+    }
+
+    /// GETs a page and returns its form token: what a browser does before it posts.
+    func token(from path: String) throws -> String {
+        let page = try get(path)
+        guard let token = Self.csrfToken(in: page) else { throw TestError("no form token on \(path) (\(page.status))") }
+        return token
+    }
+
+    var sessionCookie: String? { cookies["kith_session"] }
+
+    func setCookie(_ name: String, _ value: String?) { cookies[name] = value }
+
+    private func send(_ method: String, _ path: String, body: [UInt8], headers: [String: String]) throws -> TestResponse {
+        let client = try TestClient(port: port)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if !cookies.isEmpty {
+            head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"
+        }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        try client.send(Array((head + "\r\n").utf8) + body)
+        let response = try client.readResponse(timeout: 20)
+        for (name, value) in response.headers where name.lowercased() == "set-cookie" {
+            let pair = value.split(separator: ";", maxSplits: 1)[0]
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let cookieName = String(pair[..<equals]).trimmingCharacters(in: .whitespaces)
+            let cookieValue = String(pair[pair.index(after: equals)...])
+            if value.contains("Max-Age=0") || cookieValue.isEmpty {
+                cookies[cookieName] = nil
+            } else {
+                cookies[cookieName] = cookieValue
+            }
+        }
+        return response
+    }
+
+    static func encode(_ text: String) -> String { PercentEncoding.encodeQueryComponent(text) }
+}
