@@ -49,6 +49,8 @@ public final class KithApp: HTTPResponder {
         LiveRoutes.register(on: self)
         HomeRoutes.register(on: self)
         AccountRoutes.register(on: self)
+        SettingsRoutes.register(on: self)
+        RecoveryRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
 

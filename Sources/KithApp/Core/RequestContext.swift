@@ -25,10 +25,23 @@ public struct RequestContext: Sendable {
         if !request.method.isSafe {
             try CSRF.check(request, expectedToken: resolved.csrfToken, origin: app.origin)
         }
+        // Signed in with a recovery code or a reset link: a new password
+        // comes before anything else.
+        if let user = resolved.user, user.mustChangePassword, !Self.allowedBeforeNewPassword.contains(request.route) {
+            var headers = HTTPHeaders()
+            headers.add("Location", SettingsRoutes.password.path())
+            throw HTTPError(.seeOther, "Please choose a new password first.", headers: headers)
+        }
         return RequestContext(
             request: request, app: app, user: resolved.user, session: resolved.session, csrfToken: resolved.csrfToken,
             cookies: resolved.cookies)
     }
+
+    /// What someone who must choose a new password may still do.
+    static let allowedBeforeNewPassword: Set<Route> = [
+        SettingsRoutes.password, SettingsRoutes.savePassword, AccountRoutes.signOut, SystemRoutes.asset, SystemRoutes.healthz,
+        SystemRoutes.manifest,
+    ]
 
     /// Whose streams count together against the per-viewer cap.
     public var viewerKey: String? { user.map { "user:\($0.id)" } }
