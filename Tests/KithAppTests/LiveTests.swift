@@ -260,6 +260,42 @@ struct LiveHTTPTests {
         #expect(try client.waitForClose(timeout: 5))
     }
 
+    @Test("a cursor older than the topic's buffer gets reload")
+    func reloadAfterOverrun() throws {
+        let app = try Self.harness { $0.live.eventsPerTopic = 3 }
+        let cursor = app.app.live.cursor
+        for index in 0..<5 { app.app.live.publish(topic: "open:1", fragments: ["f\(index)"]) }
+        let client = try open(app, "topics=open:1&cursor=\(cursor)")
+        let text = try client.read(until: "event: reload", timeout: 5)
+        #expect(!text.contains("invalidate"))
+    }
+
+    @Test("at the per-user cap a new stream evicts that user's oldest, and only theirs")
+    func evictionOverHTTP() throws {
+        let app = try Self.harness {
+            $0.live.maxStreamsPerViewer = 2
+            $0.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1)
+        }
+        let ada = try signUp(app, username: "ada_streams")
+        let bob = try signUp(app, username: "bob_streams")
+        func stream(_ session: WebSession) throws -> TestClient {
+            let client = try TestClient(port: app.port)
+            try client.send("GET /live?topics=open:1 HTTP/1.1\r\nHost: localhost\r\nCookie: kith_session=\(session.sessionCookie!)\r\n\r\n")
+            _ = try client.read(until: "retry: 2000", timeout: 5)
+            return client
+        }
+        let oldest = try stream(ada)
+        let bobs = try stream(bob)
+        let second = try stream(ada)
+        let newest = try stream(ada)
+        #expect(try oldest.read(until: "event: evicted", timeout: 5).contains("evicted"))
+        #expect(try oldest.waitForClose(timeout: 5))
+        app.app.live.publish(topic: "open:1", fragments: ["after"])
+        for client in [second, newest, bobs] {
+            #expect(try client.read(until: "after", timeout: 5).contains("invalidate"))
+        }
+    }
+
     @Test("heartbeats arrive on an idle stream")
     func heartbeat() throws {
         let app = try Self.harness { $0.live.heartbeatSeconds = 0.2 }
