@@ -262,3 +262,22 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
         return result
     }
 }
+
+extension Router {
+    /// Runs the matched handler and never throws: an `HTTPError` becomes its
+    /// own page; anything else becomes a 500 whose cause goes only to `log`.
+    public func respond(
+        to request: Request, errorResponse: (HTTPError) -> Response,
+        log: (_ cause: any Error, _ status: HTTPStatus) -> Void = { _, _ in }
+    ) -> Response {
+        do {
+            return try handle(request)
+        } catch let error as HTTPError {
+            if let cause = error.cause { log(cause, error.status) }
+            return errorResponse(error)
+        } catch {
+            log(error, .internalServerError)
+            return errorResponse(.internal(error))
+        }
+    }
+}

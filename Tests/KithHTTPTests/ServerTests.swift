@@ -112,13 +112,7 @@ struct TestResponder: HTTPResponder {
     func decide(method: HTTPMethod, path: String) -> RouteDecision { router.decide(method: method, path: path) }
 
     func respond(to request: Request) -> Response {
-        do {
-            return try router.handle(request)
-        } catch let error as HTTPError {
-            return errorResponse(error, head: request.head)
-        } catch {
-            return errorResponse(.internal(error), head: request.head)
-        }
+        router.respond(to: request, errorResponse: { errorResponse($0, head: request.head) })
     }
 
     func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {

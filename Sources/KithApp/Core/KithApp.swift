@@ -96,15 +96,9 @@ public final class KithApp: HTTPResponder {
     }
 
     public func respond(to request: Request) -> Response {
-        do {
-            return try router.handle(request)
-        } catch let error as HTTPError {
-            if let cause = error.cause { logCause(cause, request: request, status: error.status) }
-            return errorResponse(error, head: request.head)
-        } catch {
-            logCause(error, request: request, status: .internalServerError)
-            return errorResponse(.internal(error), head: request.head)
-        }
+        router.respond(
+            to: request, errorResponse: { errorResponse($0, head: request.head) },
+            log: { logCause($0, request: request, status: $1) })
     }
 
     public func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {
