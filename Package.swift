@@ -39,7 +39,7 @@ let package = Package(
         // TechEmpower "plaintext" and "Fortunes" on the same layers, for `make bench`.
         .executableTarget(
             name: "kith-bench",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "CKithShim"],
             path: "Sources/kith-bench"
         ),
 

@@ -2,17 +2,19 @@
 """SSE fan-out benchmark: N open event streams on one topic, one publish.
 
 Starts `kith serve --dev` (release build), opens N streams to the
-styleguide's demonstration topic from this process (aiohttp), triggers one
-publish, and measures the time from the publish request until each stream has
-the event: p50, p99 and max. Also the server's resident memory per open
-stream (RSS with N streams minus RSS before them, over N).
+styleguide's demonstration topic from another process (`kith-bench
+sse-clients`, a native epoll client, so the client's own per-socket cost does
+not swamp the figures), triggers one publish, and measures the time from the
+publish request until each stream has the event: p50, p99 and max. Also the
+server's resident memory per open stream (RSS with N streams minus RSS before
+them, over N).
 
 One client process holds at most ~19,900 sockets here, so N up to 10,000 is
 fine. Figures are measurements, not tests.
 """
 import argparse
-import asyncio
 import os
+import re
 import resource
 import signal
 import socket
@@ -21,9 +23,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KITH = os.path.join(ROOT, ".build", "release", "kith")
+BUILD = os.environ.get("KITH_BUILD", os.path.join(ROOT, ".build", "release"))
+KITH = os.path.join(BUILD, "kith")
+BENCH = os.path.join(BUILD, "kith-bench")
 
 
 def free_port():
@@ -40,82 +46,56 @@ def rss_kib(pid):
     return 0
 
 
-class StreamClient(asyncio.Protocol):
-    """One SSE client on a raw socket: asyncio protocols, not streams, so the
-    client spends as little as it can per byte and the figures measure the server."""
-
-    def __init__(self, index, ready, arrivals, errors):
-        self.index, self.ready, self.arrivals, self.errors = index, ready, arrivals, errors
-        self.buffer = b""
-        self.opened = False
-
-    def connection_made(self, transport):
-        self.transport = transport
-        transport.write(b"GET /live?topics=styleguide:demo HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n")
-
-    def data_received(self, data):
-        if not self.opened:
-            self.buffer += data
-            if b"retry:" in self.buffer:
-                self.opened = True
-                self.ready.append(self.index)
-                data = self.buffer
-                self.buffer = b""
-            else:
-                return
-        if b"event: invalidate" in data:
-            self.arrivals[self.index] = time.perf_counter()
-            self.transport.close()
-
-    def connection_lost(self, exc):
-        if self.index not in self.arrivals and exc is not None:
-            self.errors.append(repr(exc))
+def form_token(port):
+    """What a browser has before it posts: the pre-session cookie and the
+    page's CSRF token (every post to Kith needs both)."""
+    page = urllib.request.urlopen(f"http://127.0.0.1:{port}/styleguide")
+    cookie = page.headers.get("Set-Cookie", "").split(";")[0]
+    token = re.search(r'name="_csrf" value="([^"]+)"', page.read().decode()).group(1)
+    return cookie, token
 
 
-async def open_stream(port, ready, arrivals, index, errors):
-    loop = asyncio.get_running_loop()
-    try:
-        await loop.create_connection(lambda: StreamClient(index, ready, arrivals, errors), "127.0.0.1", port)
-    except Exception as error:  # noqa: BLE001 — count every failure, keep going
-        errors.append(repr(error))
+def publish(port, cookie, token):
+    body = f"_csrf={urllib.parse.quote(token)}".encode()
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"POST /styleguide/ping HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n"
+                  + f"Cookie: {cookie}\r\nOrigin: http://127.0.0.1:{port}\r\n".encode()
+                  + b"Content-Type: application/x-www-form-urlencoded\r\n"
+                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        response = b""
+        while chunk := s.recv(65536):
+            response += chunk
+    assert response.startswith(b"HTTP/1.1 303"), response[:200]
 
 
-async def publish(port):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"POST /styleguide/ping HTTP/1.1\r\nHost: bench\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    await writer.drain()
-    await reader.read()
-    writer.close()
-
-
-async def run(port, pid, count, batch):
-    arrivals = {}
-    ready = []
-    errors = []
+def run(port, pid, count):
+    """Opens the streams from the native client, publishes once, and reads
+    back when each stream had the event (both sides use CLOCK_MONOTONIC)."""
+    cookie, token = form_token(port)
     before = rss_kib(pid)
-    tasks = []
-    for start in range(0, count, batch):
-        for index in range(start, min(start + batch, count)):
-            tasks.append(asyncio.create_task(open_stream(port, ready, arrivals, index, errors)))
-        deadline = time.time() + 30
-        while len(ready) + len(errors) < min(start + batch, count) and time.time() < deadline:
-            await asyncio.sleep(0.01)
-    await asyncio.sleep(1.0)
+    client = subprocess.Popen([BENCH, "sse-clients", "--port", str(port), "--streams", str(count)],
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    ready = client.stdout.readline().split()
+    opened = int(ready[1]) if len(ready) == 2 and ready[0] == "ready" else 0
+    time.sleep(1.0)
     held = rss_kib(pid)
-    opened = len(ready)
-    t0 = time.perf_counter()
-    await publish(port)
-    deadline = time.time() + 30
-    while len(arrivals) < opened and time.time() < deadline:
-        await asyncio.sleep(0.005)
-    latencies = sorted((arrivals[i] - t0) * 1000 for i in arrivals)
-    return opened, latencies, errors, before, held
+    t0 = time.monotonic_ns()
+    publish(port, cookie, token)
+    arrivals, failed = [], 0
+    for line in client.stdout:
+        words = line.split()
+        if words and words[0] == "arrivals":
+            arrivals = [int(w) for w in words[1:]]
+        elif words and words[0] == "failed":
+            failed = int(words[1])
+    client.wait(timeout=60)
+    latencies = sorted((a - t0) / 1e6 for a in arrivals)
+    return opened, latencies, failed, before, held
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", default="1000,10000")
-    parser.add_argument("--batch", type=int, default=500)
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -137,14 +117,12 @@ def main():
                 except OSError:
                     time.sleep(0.05)
             time.sleep(0.3)
-            opened, latencies, errors, before, held = asyncio.run(run(port, server.pid, count, args.batch))
+            opened, latencies, errors, before, held = run(port, server.pid, count)
             def pct(p):
                 return latencies[min(len(latencies) - 1, int(len(latencies) * p))] if latencies else float("nan")
             per_stream = (held - before) * 1024 / max(opened, 1)
             print(f"| {count:>7} | {opened:>6} | {len(latencies):>9} | {pct(0.5):>6.1f} | {pct(0.99):>6.1f} | "
-                  f"{(latencies[-1] if latencies else float('nan')):>6.1f} | {per_stream / 1024:>17.1f} KiB | {len(errors):>6} |")
-            if errors:
-                print(f"  first error: {errors[0]}", file=sys.stderr)
+                  f"{(latencies[-1] if latencies else float('nan')):>6.1f} | {per_stream / 1024:>17.1f} KiB | {errors:>6} |")
         finally:
             server.send_signal(signal.SIGTERM)
             try:

@@ -9,6 +9,23 @@ import KithTemplates
 //
 //   kith-bench [--port P] [--host H] [--data DIR] [--event-loops N] [--workers N] [--quiet]
 
+// `kith-bench sse-clients --port P --streams N [--topics T]`: the SSE load client.
+if CommandLine.arguments.dropFirst().first == "sse-clients" {
+    var port = 8080, streams = 1000, topics = "styleguide:demo"
+    var rest = CommandLine.arguments.dropFirst(2)
+    while let flag = rest.popFirst() {
+        switch flag {
+        case "--port": port = rest.popFirst().flatMap { Int($0) } ?? port
+        case "--streams": streams = rest.popFirst().flatMap { Int($0) } ?? streams
+        case "--topics": topics = rest.popFirst() ?? topics
+        default:
+            Console.error("usage: kith-bench sse-clients --port P --streams N [--topics T]")
+            exit(2)
+        }
+    }
+    exit(SSEClients.run(port: port, count: streams, topics: topics))
+}
+
 ShutdownSignal.blockSignals()
 
 struct Options {

@@ -61,6 +61,21 @@ struct AppTests {
         #expect((json?["icons"] as? [Any])?.count ?? 0 >= 2)
     }
 
+    @Test("the styleguide exists only in development mode, and its live demonstration posts and publishes")
+    func styleguide() throws {
+        #expect(try AppHarness().get("/styleguide").status == 404)
+        let app = try AppHarness(configure: { $0.development = true })
+        let browser = WebSession(port: app.port)
+        let page = try browser.get("/styleguide")
+        #expect(page.status == 200)
+        #expect(page.text.contains("theme-dark") && page.text.contains("theme-light"))
+        #expect(page.text.contains("<meta name=\"kith-live\" content=\"styleguide:demo\""))
+        let before = app.app.live.cursor
+        let ping = try browser.post("/styleguide/ping", [], csrf: WebSession.csrfToken(in: page) ?? "")
+        #expect(ping.status == 303)
+        #expect(app.app.live.cursor != before, "the ping published an event")
+    }
+
     @Test("healthz answers ok")
     func healthz() throws {
         let app = try AppHarness()

@@ -18,10 +18,10 @@ enum DevelopmentRoutes {
         guard app.configuration.development else { return }
         app.liveTopics.register(kind: "styleguide") { key, _ in key == "demo" }
         app.on(styleguide) { context in
-            context.app.page(Styleguide.render(context: context.app.pageContext(topics: [topic]), live: counter()))
+            context.app.page(Styleguide.render(context: context.pageContext(topics: [topic]), live: counter(csrf: context.csrfToken)))
         }
         app.on(pings) { context in
-            context.app.page(counter())
+            context.app.page(counter(csrf: context.csrfToken))
         }
         app.on(ping) { context in
             count.add(1, ordering: .relaxed)
@@ -30,11 +30,12 @@ enum DevelopmentRoutes {
         }
     }
 
-    static func counter() -> HTML {
+    static func counter(csrf: String) -> HTML {
         """
         <section id="styleguide-pings" class="card" data-fragment="\(pings.path())" aria-live="polite">
         <p>Pings seen live: <strong>\(count.load(ordering: .relaxed))</strong></p>
         <form method="post" action="\(ping.path())" data-enhance data-target="styleguide-pings">
+        \(Layout.csrfField(csrf))
         <button class="button" type="submit">Ping every open styleguide</button>
         </form>
         </section>
