@@ -1,9 +1,328 @@
+import Glibc
 import KithHTTP
+import KithTemplates
 
-/// Settings: profile, password, appearance, sessions, recovery codes.
+/// Settings: profile, appearance, password, sessions, recovery codes. Every
+/// form posts to its own route and redirects back to `/settings?saved=…`,
+/// or shows the page again with the errors beside the fields (422).
 enum SettingsRoutes {
+    static let show = Route(.get, "/settings")
+    static let saveProfile = Route(.post, "/settings/profile")
+    static let saveAppearance = Route(.post, "/settings/appearance")
     static let password = Route(.get, "/settings/password")
     static let savePassword = Route(.post, "/settings/password")
+    static let signOutOthers = Route(.post, "/settings/sessions/sign-out-others")
+    static let newRecoveryCodes = Route(.post, "/settings/recovery-codes")
 
-    static func register(on app: KithApp) {}
+    static func register(on app: KithApp) {
+        app.on(show) { context in
+            let user = try context.requireUser()
+            return try settingsPage(context, user: user, flash: savedFlash(context.request.query["saved"]))
+        }
+        app.on(saveProfile) { context in try saveProfilePost(context) }
+        app.on(saveAppearance) { context in try saveAppearancePost(context) }
+        app.on(password) { context in
+            let user = try context.requireUser()
+            // A page rather than a redirect to /claim: a guest who somehow must
+            // change a password would otherwise bounce between the two forever.
+            if user.isGuest { return context.app.page(PasswordPage.renderGuest(context: context.pageContext())) }
+            return context.app.page(PasswordPage.render(context: context.pageContext(), form: FormState(), mustChange: user.mustChangePassword))
+        }
+        app.on(savePassword) { context in try savePasswordPost(&context) }
+        app.on(signOutOthers) { context in
+            let user = try context.requireUser()
+            let keep = context.session?.id
+            try context.app.database.write { try AccountStore.deleteSessions($0, userID: user.id, except: keep) }
+            return .redirect(to: savedPath("sessions"))
+        }
+        app.on(newRecoveryCodes) { context in try newRecoveryCodesPost(context) }
+    }
+
+    // MARK: The page
+
+    /// The confirmation after a redirect; nothing for a value it does not know.
+    static func savedFlash(_ saved: String?) -> [Flash] {
+        let message: String? =
+            switch saved {
+            case "profile": "Profile saved."
+            case "appearance": "Appearance saved."
+            case "password": "Password changed. Your other devices are still signed in."
+            case "sessions": "Your other devices are signed out."
+            default: nil
+            }
+        return message.map { [Flash(.notice, $0)] } ?? []
+    }
+
+    static func savedPath(_ section: String) -> String { show.path() + "?saved=" + section }
+
+    /// The whole page; a form that failed passes its own state, the others
+    /// show what is stored.
+    static func settingsPage(
+        _ context: RequestContext, user: User, profile: FormState? = nil, appearance: FormState? = nil,
+        recovery: FormState? = nil, status: HTTPStatus = .ok, flash: [Flash] = []
+    ) throws -> Response {
+        let app = context.app
+        let now = app.now
+        let (sessions, unusedCodes) = try app.database.read { db in
+            (try SettingsStore.liveSessions(db, userID: user.id, now: now), try SettingsStore.unusedRecoveryCodes(db, userID: user.id))
+        }
+        let currentID = context.session?.id
+        let devices = sessions.map { session in
+            SettingsPage.Device(
+                name: DeviceName.describe(userAgent: session.userAgent), address: session.address,
+                signedIn: moment(session.createdAt, now: now), lastSeen: moment(session.lastSeenAt, now: now, precision: Sessions.touchInterval),
+                isCurrent: session.id == currentID)
+        }
+        let assets = app.assets
+        let model = SettingsPage.Model(
+            isGuest: user.isGuest,
+            profile: profile ?? FormState(values: [
+                "display_name": user.displayName, "username": user.username ?? "", "email": user.email ?? "", "avatar": user.avatar,
+                "time_zone": user.timeZone,
+            ]),
+            appearance: appearance ?? FormState(values: ["theme": user.theme.rawValue, "number_style": user.numberStyle.rawValue]),
+            recovery: recovery ?? FormState(),
+            avatars: Avatars.all.map { SettingsPage.AvatarChoice(id: $0.id, label: $0.label, imageURL: assets.url($0.file)) },
+            timeZones: TimeZones.all, devices: devices, unusedRecoveryCodes: unusedCodes)
+        return app.page(SettingsPage.render(context: context.pageContext(flash: flash), model: model), status: status)
+    }
+
+    // MARK: Profile
+
+    static func saveProfilePost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        let input = context.request.form
+        let name = AccountRules.displayName(input["display_name"])
+        let username = user.isGuest ? nil : AccountRules.username(input["username"])
+        let email = emailAddress(input["email"])
+        let avatar = input["avatar"] ?? ""
+        let timeZone = input["time_zone"] ?? ""
+        var form = FormState(values: [
+            "display_name": name.value, "username": username?.value ?? "", "email": email.value, "avatar": avatar, "time_zone": timeZone,
+        ])
+        form.errors["display_name"] = name.error
+        form.errors["username"] = username?.error
+        form.errors["email"] = email.error
+        if Avatars.named(avatar) == nil { form.errors["avatar"] = "Choose one of the pictures." }
+        if !TimeZones.isValid(timeZone) { form.errors["time_zone"] = "Choose a time zone from the list." }
+        AccountRules.flagUnreadable(input, fields: ["display_name", "username", "email"], into: &form.errors)
+        guard form.isValid else { return try settingsPage(context, user: user, profile: form, status: .unprocessableContent) }
+
+        do {
+            try context.app.database.write { tx in
+                try SettingsStore.updateProfile(
+                    tx, userID: user.id, displayName: name.value, username: username?.value,
+                    email: email.value.isEmpty ? nil : email.value, avatar: avatar, timeZone: timeZone)
+            }
+        } catch AccountStore.Failure.usernameTaken {
+            form.errors["username"] = "That username is taken."
+            return try settingsPage(context, user: user, profile: form, status: .unprocessableContent)
+        }
+        return .redirect(to: savedPath("profile"))
+    }
+
+    static let emailLength = 254
+
+    /// Deliberately simple: one `@` with something on each side, no spaces,
+    /// at most 254 bytes (the SMTP path limit). Kith sends no mail, so a
+    /// stricter grammar would only refuse real addresses. Empty clears it.
+    static func emailAddress(_ raw: String?) -> (value: String, error: String?) {
+        let value = (raw ?? "").trimmingWhitespace()
+        if value.isEmpty { return (value, nil) }
+        if value.utf8.count > emailLength { return (value, "Keep it to \(emailLength) characters or fewer.") }
+        if value.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
+            return (value, "An email address has no spaces in it.")
+        }
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
+            return (value, "Enter an address like name@example.com, or leave it empty.")
+        }
+        return (value, nil)
+    }
+
+    // MARK: Appearance
+
+    static func saveAppearancePost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        let input = context.request.form
+        let theme = User.ThemePreference(rawValue: input["theme"] ?? "")
+        let numberStyle = User.NumberStyle(rawValue: input["number_style"] ?? "")
+        var form = FormState(values: ["theme": input["theme"] ?? "", "number_style": input["number_style"] ?? ""])
+        if theme == nil { form.errors["theme"] = "Choose one of the themes." }
+        if numberStyle == nil { form.errors["number_style"] = "Choose one of the number styles." }
+        guard let theme, let numberStyle else {
+            return try settingsPage(context, user: user, appearance: form, status: .unprocessableContent)
+        }
+        try context.app.database.write { try SettingsStore.updateAppearance($0, userID: user.id, theme: theme, numberStyle: numberStyle) }
+        return .redirect(to: savedPath("appearance"))
+    }
+
+    // MARK: Password
+
+    enum PasswordCheck {
+        case correct
+        case wrong
+        /// Too many wrong passwords lately; how long to wait, in words.
+        case throttled(String)
+    }
+
+    /// Checks a typed password against the stored hash, under the same
+    /// per-username failure budget as signing in: a stolen session cannot
+    /// guess its way to the password (or new recovery codes) through these
+    /// forms any faster than through the sign-in form.
+    static func checkPassword(_ app: KithApp, user: User, typed: String) throws -> PasswordCheck {
+        let now = app.now
+        let scope = throttleScope(user)
+        if let wait = try AccountRoutes.throttleWait(app, scopes: [(scope, AccountRoutes.failuresPerUsername)], now: now) {
+            return .throttled(wait)
+        }
+        let stored = try app.database.read { try SettingsStore.passwordHash($0, userID: user.id) }
+        // Verified outside any write: Argon2 must not hold the writer.
+        if let stored, app.passwords.verify(password: typed, encoded: stored) { return .correct }
+        try app.database.write {
+            try AccountStore.recordFailure($0, scopes: [scope], now: now, forgetBefore: now - AccountRoutes.failureWindow)
+        }
+        return .wrong
+    }
+
+    /// The sign-in throttle's scope for this user.
+    static func throttleScope(_ user: User) -> String { "user:" + AccountRules.usernameKey(user.username ?? "") }
+
+    static func savePasswordPost(_ context: inout RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        guard !user.isGuest else { return .redirect(to: AccountRoutes.claimForm.path()) }
+        let input = context.request.form
+        let current = input["current_password"] ?? ""
+        let new = input["new_password"] ?? ""
+        let confirmation = input["confirm_password"] ?? ""
+        let mustChange = user.mustChangePassword
+        var form = FormState()
+        if !mustChange && current.isEmpty { form.errors["current_password"] = "Enter your current password." }
+        form.errors["new_password"] = new.isEmpty ? "Choose a new password." : AccountRules.password(new)
+        if form.errors["new_password"] == nil && confirmation != new {
+            form.errors["confirm_password"] = "This doesn't match the new password."
+        }
+        AccountRules.flagUnreadable(input, fields: ["current_password", "new_password", "confirm_password"], into: &form.errors)
+        func again(_ status: HTTPStatus) -> Response {
+            context.app.page(PasswordPage.render(context: context.pageContext(), form: form, mustChange: mustChange), status: status)
+        }
+        guard form.isValid else { return again(.unprocessableContent) }
+
+        let app = context.app
+        // Someone just back in through a recovery code or reset link has no
+        // current password to give: proving that is what the link did.
+        if !mustChange {
+            switch try checkPassword(app, user: user, typed: current) {
+            case .correct: break
+            case .wrong:
+                form.errors["current_password"] = "That isn't your current password."
+                return again(.unprocessableContent)
+            case .throttled(let wait):
+                form.formError = "Too many wrong passwords. Please wait \(wait) before trying again."
+                return again(.tooManyRequests)
+            }
+        }
+        let hash = app.passwords.hash(password: new)
+        let request = context.request
+        let previous = context.session
+        let scope = throttleScope(user)
+        // The new password and the new session commit together: a stolen
+        // copy of this session's old cookie dies with the old password.
+        let cookie = try app.database.write { tx in
+            try AccountStore.setPasswordHash(tx, userID: user.id, hash: hash, mustChange: false)
+            try AccountStore.clearFailures(tx, scope: scope)
+            return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
+        }
+        context.setCookie(cookie)
+        return .redirect(to: savedPath("password"))
+    }
+
+    // MARK: Recovery codes
+
+    static func newRecoveryCodesPost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        guard !user.isGuest else { return .redirect(to: AccountRoutes.claimForm.path()) }
+        let typed = context.request.form["password"] ?? ""
+        var form = FormState()
+        if typed.isEmpty { form.errors["password"] = "Enter your password." }
+        AccountRules.flagUnreadable(context.request.form, fields: ["password"], into: &form.errors)
+        guard form.isValid else { return try settingsPage(context, user: user, recovery: form, status: .unprocessableContent) }
+        // New codes are as good as a new password, so they take the password.
+        switch try checkPassword(context.app, user: user, typed: typed) {
+        case .correct: break
+        case .wrong:
+            form.errors["password"] = "That isn't your password."
+            return try settingsPage(context, user: user, recovery: form, status: .unprocessableContent)
+        case .throttled(let wait):
+            form.formError = "Too many wrong passwords. Please wait \(wait) before trying again."
+            return try settingsPage(context, user: user, recovery: form, status: .tooManyRequests)
+        }
+        let codes = RecoveryCodes.generate()
+        let hashes = codes.map(RecoveryCodes.hash)
+        try context.app.database.write { try AccountStore.replaceRecoveryCodes($0, userID: user.id, hashes: hashes) }
+        // Shown in the answer to the post: the codes exist in plain text nowhere else.
+        return context.app.page(RecoveryCodesPage.render(context: context.pageContext(), codes: codes, continueTo: show.path()))
+    }
+
+    // MARK: Times
+
+    /// A past instant as "3 hours ago (2025-06-01 14:05 UTC)". Times are
+    /// shown in UTC, not the user's zone: converting needs `TZ`, which is
+    /// process-wide state and unsafe to switch between threads.
+    /// `precision` is how stale the stored time may be: `last_seen_at` is
+    /// written at most hourly, so anything within the hour reads as such.
+    static func moment(_ instant: Int64, now: Int64, precision: Int64 = 60) -> SettingsPage.Moment {
+        SettingsPage.Moment(relative: relative(instant, now: now, precision: precision), utc: utc(instant) + " UTC", machine: utc(instant, machine: true))
+    }
+
+    static func relative(_ instant: Int64, now: Int64, precision: Int64 = 60) -> String {
+        let seconds = max(0, now - instant)
+        if seconds < precision { return precision <= 60 ? "just now" : "within the last hour" }
+        func ago(_ count: Int64, _ unit: String) -> String { count == 1 ? "1 \(unit) ago" : "\(count) \(unit)s ago" }
+        if seconds < 3_600 { return ago(seconds / 60, "minute") }
+        if seconds < 86_400 { return ago(seconds / 3_600, "hour") }
+        if seconds < 30 * 86_400 { return ago(seconds / 86_400, "day") }
+        return ago(seconds / (30 * 86_400), "month")
+    }
+
+    /// `2025-06-01 14:05`, or `2025-06-01T14:05Z` for `<time datetime>`.
+    /// `gmtime_r` reads no environment, so it is safe on any thread.
+    static func utc(_ instant: Int64, machine: Bool = false) -> String {
+        var seconds = time_t(instant)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "" }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        let date = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+        let clock = "\(two(parts.tm_hour)):\(two(parts.tm_min))"
+        return machine ? "\(date)T\(clock)Z" : "\(date) \(clock)"
+    }
+}
+
+/// A User-Agent header reduced to "Firefox on Linux": enough for someone to
+/// recognise their own devices, from a few well-known substrings. Unknown
+/// agents are named generically; the raw header is never shown.
+enum DeviceName {
+    /// Order matters: Edge, Opera and Samsung Internet also say "Chrome/",
+    /// and Chrome also says "Safari/".
+    static let browsers: [(marker: String, name: String)] = [
+        ("Edg/", "Edge"), ("EdgA/", "Edge"), ("EdgiOS/", "Edge"), ("OPR/", "Opera"), ("SamsungBrowser/", "Samsung Internet"),
+        ("Firefox/", "Firefox"), ("FxiOS/", "Firefox"), ("CriOS/", "Chrome"), ("Chromium/", "Chromium"), ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    ]
+    /// Android says "Linux" too, and iPads may say "Macintosh".
+    static let systems: [(marker: String, name: String)] = [
+        ("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "ChromeOS"), ("Windows", "Windows"),
+        ("Macintosh", "Mac"), ("Linux", "Linux"),
+    ]
+
+    static func describe(userAgent: String) -> String {
+        let browser = browsers.first { userAgent.contains($0.marker) }?.name
+        let system = systems.first { userAgent.contains($0.marker) }?.name
+        switch (browser, system) {
+        case let (browser?, system?): return "\(browser) on \(system)"
+        case let (browser?, nil): return browser
+        case let (nil, system?): return "A browser on \(system)"
+        case (nil, nil): return "Unknown browser"
+        }
+    }
 }
