@@ -57,6 +57,8 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let httpVersionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
 
     public var description: String { "\(code) \(reason)" }
+
+    public var isRedirection: Bool { (300..<400).contains(code) }
 }
 
 /// Header fields in arrival order. Names compare case-insensitively; the

@@ -186,6 +186,8 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     }
 
     private var entries: [Entry] = []
+    /// The entry that answers a GET (or HEAD) no route matches; see `fallback`.
+    private var fallbackIndex: Int?
     private var handlers: [Route: Handler] = [:]
     private var sealed = false
     private let makeContext: @Sendable (Request) throws -> Context
@@ -212,6 +214,15 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
         handlers[route] = handler
     }
 
+    /// Answers GET and HEAD requests for paths no route has, on a worker
+    /// like any handler (a 404 page that can still show who is signed in).
+    /// Its pattern is only for logs; it is consulted after every other route,
+    /// whenever they were registered.
+    public func fallback(_ route: Route, _ handler: @escaping Handler) {
+        on(route, handler)
+        fallbackIndex = entries.count - 1
+    }
+
     public var routes: [Route] { entries.map(\.route) }
 
     func seal() { sealed = true }
@@ -221,7 +232,7 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
         var allowed: [HTTPMethod] = []
         // GET answers HEAD unless the path has an explicit HEAD route.
         var getForHead: RouteDecision?
-        for (index, entry) in entries.enumerated() {
+        for (index, entry) in entries.enumerated() where index != fallbackIndex {
             guard let parameters = entry.route.pattern.match(segments) else { continue }
             if entry.route.method == method { return .matched(entry.route, parameters, index: index) }
             if method == .head, entry.route.method == .get, getForHead == nil {
@@ -230,7 +241,12 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
             allowed.append(entry.route.method)
         }
         if let getForHead { return getForHead }
-        if allowed.isEmpty { return .notFound }
+        if allowed.isEmpty {
+            if let fallbackIndex, method == .get || method == .head {
+                return .matched(entries[fallbackIndex].route, PathParameters(), index: fallbackIndex)
+            }
+            return .notFound
+        }
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         return .methodNotAllowed(allowed: allowed)
     }

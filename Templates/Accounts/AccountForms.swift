@@ -94,6 +94,35 @@ public enum ClaimPage {
     }
 }
 
+/// Signing out, asked first. For a guest it is a warning: with no password,
+/// this browser's session is their only way in.
+public enum SignOutPage {
+    public static func render(context: PageContext, isGuest: Bool) -> HTML {
+        let warning: HTML =
+            isGuest
+            ? """
+            <div class="card card--gold stack">
+            <p><strong>You're a guest, so you have no password.</strong> If you sign out now you won't be able to
+            get back into this account, or to anything you've joined with it.</p>
+            <p>\(Button.link("Keep my account first", href: "/claim", style: .gold))</p>
+            </div>
+            """
+            : ""
+        return Layout.page(
+            title: "Sign out", context: context,
+            main: """
+                <section class="container container--narrow stack">
+                <header class="page-header"><h1>Sign out?</h1></header>
+                \(warning)
+                <form method="post" action="/signout" class="form-actions">
+                \(Layout.csrfField(context.csrfToken))
+                \(isGuest ? Button.danger("Sign out anyway") : Button.primary("Sign out"))
+                </form>
+                </section>
+                """)
+    }
+}
+
 /// Shown once, right after sign-up (or after making new codes): the codes
 /// are stored hashed, so this is the only time anyone sees them.
 public enum RecoveryCodesPage {

@@ -31,9 +31,13 @@ public struct PageContext: Sendable {
 public struct Viewer: Sendable, Equatable {
     public var displayName: String
     public var unreadCount: Int
-    public init(displayName: String, unreadCount: Int = 0) {
+    /// A guest has no password: signing out would lock them out for good,
+    /// so their menu leads to a page that says so first.
+    public var isGuest: Bool
+    public init(displayName: String, unreadCount: Int = 0, isGuest: Bool = false) {
         self.displayName = displayName
         self.unreadCount = unreadCount
+        self.isGuest = isGuest
     }
 }
 
@@ -135,11 +139,16 @@ public enum Layout {
             <li><details class="user-menu"><summary>\(viewer.displayName)</summary>
             <ul class="user-menu__items">
             <li><a href="/settings">Settings</a></li>
-            <li><form method="post" action="/signout">\(csrfField(context.csrfToken))<button class="link-button" type="submit">Sign out</button></form></li>
+            <li>\(signOut(context, guest: viewer.isGuest))</li>
             </ul>
             </details></li>
             </ul>
             """
+    }
+
+    static func signOut(_ context: PageContext, guest: Bool) -> HTML {
+        if guest { return "<a href=\"/signout\">Sign out</a>" }
+        return "<form method=\"post\" action=\"/signout\">\(csrfField(context.csrfToken))<button class=\"link-button\" type=\"submit\">Sign out</button></form>"
     }
 
     /// The hidden CSRF field every state-changing form carries.

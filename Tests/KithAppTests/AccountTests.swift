@@ -218,6 +218,39 @@ struct AccountTests {
         #expect(!(try guest.get("/").text.contains("here as a guest")))
     }
 
+    @Test("an error page still shows who is signed in")
+    func errorPageKnowsTheViewer() throws {
+        let app = try accountsHarness()
+        let session = try signUp(app, name: "Erin Error", username: "erin")
+        let missing = try session.get("/no/such/page")
+        #expect(missing.status == 404)
+        #expect(missing.text.contains("Erin Error"))
+        #expect(!missing.text.contains(">Sign up<"))
+    }
+
+    @Test("a guest is warned before signing out, since a guest cannot sign back in")
+    func guestSignOutWarning() throws {
+        let app = try accountsHarness()
+        let guest = WebSession(port: app.port)
+        _ = try guest.get("/")
+        let request = Request(head: RequestHead(method: .get, target: "/", path: "/", query: nil, minorVersion: 1, headers: HTTPHeaders(), framing: .none, keepAlive: true, expectsContinue: false), route: HomeRoutes.home)
+        let (_, cookie) = try app.app.database.write { tx in
+            try Guests.create(tx, Guests.Details(displayName: "Guest Gus", avatar: "owl", timeZone: "UTC"), app: app.app, request: request)
+        }
+        guest.setCookie("kith_session", cookie.value)
+        let home = try guest.get("/")
+        #expect(home.text.contains("<a href=\"/signout\">Sign out</a>"), "no one-click sign-out for a guest")
+        let confirm = try guest.get("/signout")
+        #expect(confirm.text.contains("you won&#39;t be able to") || confirm.text.contains("you won't be able to"))
+        #expect(confirm.text.contains("/claim"))
+        let out = try guest.post("/signout", [], csrf: WebSession.csrfToken(in: confirm) ?? "")
+        #expect(out.status == 303)
+        #expect(guest.sessionCookie == nil)
+
+        let member = try signUp(app, username: "member_one")
+        #expect(try member.get("/").text.contains("action=\"/signout\""), "a password account signs out in one click")
+    }
+
     @Test("only local paths are followed after signing in")
     func nextRedirect() throws {
         let app = try accountsHarness()

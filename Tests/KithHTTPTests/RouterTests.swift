@@ -74,6 +74,25 @@ struct RouterTests {
         #expect(allowed == [.get, .head])
     }
 
+    @Test("a fallback answers unknown GET paths only, whenever it was registered")
+    func fallback() throws {
+        let router = router()
+        let fallback = Route(.get, "/*unknown")
+        router.fallback(fallback) { _ in .text("") }
+        router.on(Route(.get, "/late")) { _ in .text("") }
+        #expect(matched(router.decide(method: .get, path: "/nothing/here"))?.0 == fallback)
+        #expect(matched(router.decide(method: .head, path: "/nothing"))?.0 == fallback)
+        #expect(matched(router.decide(method: .get, path: "/late"))?.0 == Route(.get, "/late"), "a later route still wins")
+        guard case .notFound = router.decide(method: .post, path: "/nothing") else {
+            Issue.record("a POST to nowhere is still a plain 404")
+            return
+        }
+        guard case .methodNotAllowed = router.decide(method: .delete, path: "/tallies/3") else {
+            Issue.record("a known path keeps its 405")
+            return
+        }
+    }
+
     @Test("GET routes answer HEAD")
     func headFallsBackToGet() {
         #expect(matched(router().decide(method: .head, path: "/tallies/3"))?.0 == Self.show)

@@ -9,6 +9,7 @@ enum AccountRoutes {
     static let signUp = Route(.post, "/signup")
     static let signInForm = Route(.get, "/signin")
     static let signIn = Route(.post, "/signin")
+    static let signOutConfirm = Route(.get, "/signout")
     static let signOut = Route(.post, "/signout")
     static let signOutEverywhere = Route(.post, "/signout/everywhere")
     static let claimForm = Route(.get, "/claim")
@@ -30,6 +31,10 @@ enum AccountRoutes {
             return context.app.page(SignInPage.render(context: context.pageContext(), form: FormState(), next: nextPath(context)))
         }
         app.on(signIn) { context in try signInPost(&context) }
+        app.on(signOutConfirm) { context in
+            guard let user = context.user else { return .redirect(to: HomeRoutes.home.path()) }
+            return context.app.page(SignOutPage.render(context: context.pageContext(), isGuest: user.isGuest))
+        }
         app.on(signOut) { context in
             if let session = context.session {
                 try context.app.database.write { try AccountStore.deleteSession($0, id: session.id) }

@@ -96,6 +96,12 @@ enum AccountStore {
         try tx.execute("DELETE FROM sessions WHERE id = \(id)")
     }
 
+    static func deleteExpiredSessions(_ tx: Transaction, userID: Int64, idleSince: Int64, createdSince: Int64) throws {
+        try tx.execute("""
+            DELETE FROM sessions WHERE user_id = \(userID) AND (last_seen_at < \(idleSince) OR created_at < \(createdSince))
+            """)
+    }
+
     static func deleteSessions(_ tx: Transaction, userID: Int64, except keep: Int64? = nil) throws {
         try tx.execute("DELETE FROM sessions WHERE user_id = \(userID) AND id IS NOT \(keep)")
     }

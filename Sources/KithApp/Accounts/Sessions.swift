@@ -73,6 +73,10 @@ final class Sessions: Sendable {
     /// (rotation at sign-in, claim and password change). Returns the cookie.
     func start(_ tx: Transaction, userID: Int64, request: Request, replacing: AccountStore.Session?) throws -> SetCookie {
         if let replacing { try AccountStore.deleteSession(tx, id: replacing.id) }
+        // Ended sessions stop working on their own; tidy this person's away now.
+        let now = clock()
+        try AccountStore.deleteExpiredSessions(
+            tx, userID: userID, idleSince: now - Self.idleLifetime, createdSince: now - Self.absoluteLifetime)
         let token = SecureRandom.token()
         try AccountStore.createSession(
             tx, userID: userID, tokenHash: TokenHash.of(token), csrfToken: SecureRandom.token(), now: clock(),

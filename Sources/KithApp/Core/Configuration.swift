@@ -41,6 +41,8 @@ public enum KithCommand: Sendable, Equatable {
     case serve
     case migrate
     case backup(destination: String)
+    /// Prints a one-time password reset link for a password account.
+    case resetUser(username: String)
     case help
 }
 
@@ -58,6 +60,10 @@ public enum CommandLineParser {
           kith migrate [options]     apply pending database migrations and exit
           kith backup FILE [options] write a consistent copy of the database to FILE,
                                      safe while the server runs
+          kith user reset USERNAME [options]
+                                     print a one-time link (valid 24 hours) that signs
+                                     in as USERNAME and asks for a new password; set
+                                     --base-url so the link has the public address
           kith --help                this text
 
         Options (environment variable in brackets):
@@ -101,6 +107,14 @@ public enum CommandLineParser {
                     throw UsageError("backup needs a destination file: kith backup FILE")
                 }
                 command = .backup(destination: destination)
+            case "user" where command == nil:
+                guard rest.popFirst() == "reset" else {
+                    throw UsageError("unknown user command: kith user reset USERNAME (see kith --help)")
+                }
+                guard let username = rest.popFirst(), !username.hasPrefix("--") else {
+                    throw UsageError("user reset needs a username: kith user reset USERNAME")
+                }
+                command = .resetUser(username: username)
             case "--help", "-h", "help": return (.help, config)
             case "--host": config.host = try value(for: argument)
             case "--port": config.port = try port(try value(for: argument))

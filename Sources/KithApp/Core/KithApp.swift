@@ -75,6 +75,10 @@ public final class KithApp: HTTPResponder {
         router.on(route, handler)
     }
 
+    func fallback(_ route: Route, _ handler: @escaping Router<RequestContext>.Handler) {
+        router.fallback(route, handler)
+    }
+
     /// Page frame inputs for a request. `topics` are what the page shows live;
     /// the cursor is taken now, before the page reads its data.
     public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
@@ -97,14 +101,32 @@ public final class KithApp: HTTPResponder {
 
     public func respond(to request: Request) -> Response {
         router.respond(
-            to: request, errorResponse: { errorResponse($0, head: request.head) },
+            to: request, errorResponse: { errorResponse($0, for: request) },
             log: { logCause($0, request: request, status: $1) })
     }
 
     public func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {
+        errorPage(error, context: pageContext())
+    }
+
+    /// An error from a handler: the page still shows who is signed in and
+    /// their theme. Found again here because the handler's context is gone;
+    /// inline routes never touch the database, so they get the plain frame.
+    private func errorResponse(_ error: HTTPError, for request: Request) -> Response {
+        guard !request.route.runsInline, !error.status.isRedirection,
+            let resolved = try? sessions.resolve(request), let user = resolved.user
+        else { return errorResponse(error, head: request.head) }
+        var context = pageContext()
+        context.viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)
+        context.theme = Theme(rawValue: user.theme.rawValue) ?? .system
+        context.csrfToken = resolved.csrfToken
+        return errorPage(error, context: context)
+    }
+
+    private func errorPage(_ error: HTTPError, context: PageContext) -> Response {
         let html = ErrorPage.render(
             status: error.status.code, title: ErrorPage.title(for: error.status.code), message: error.message,
-            context: pageContext())
+            context: context)
         var response = page(html, status: error.status)
         for (name, value) in error.headers { response.headers.add(name, value) }
         return response

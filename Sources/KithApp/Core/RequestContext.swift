@@ -64,7 +64,7 @@ public struct RequestContext: Sendable {
         var page = app.pageContext(flash: flash, topics: topics)
         page.csrfToken = csrfToken
         if let user {
-            page.viewer = Viewer(displayName: user.displayName)
+            page.viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)
             page.theme = Theme(rawValue: user.theme.rawValue) ?? .system
         }
         return page

@@ -5,8 +5,12 @@ enum SystemRoutes {
     static let healthz = Route(.get, "/healthz", runsInline: true)
     static let asset = Route(.get, "/static/*file", runsInline: true)
     static let manifest = Route(.get, "/manifest.webmanifest", runsInline: true)
+    /// Any other GET: a 404 rendered on a worker, where the page can still
+    /// show who is signed in.
+    static let notFound = Route(.get, "/*unknown")
 
     static func register(on app: KithApp) {
+        app.fallback(notFound) { _ in throw HTTPError.notFound() }
         app.on(healthz) { _ in
             var response = Response.text("ok\n")
             response.headers.add("Cache-Control", "no-store")
