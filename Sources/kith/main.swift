@@ -81,4 +81,22 @@ case .backup(let destination):
     } catch {
         fail("backup: \(error)")
     }
+
+case .resetUser(let username):
+    guard access(configuration.databasePath, F_OK) == 0 else {
+        fail("user reset: there is no database at \(configuration.databasePath) (see --data)")
+    }
+    do {
+        let database = try Database(path: configuration.databasePath)
+        defer { database.close() }
+        let link = try OperatorReset.issueLink(
+            database: database, username: username, baseURL: configuration.effectiveBaseURL, now: configuration.clock())
+        // The link alone on standard output, so a script can capture it.
+        Console.error("kith: a reset link for \(username): it works once, for 24 hours. Send it to them privately.")
+        Console.out(link)
+    } catch OperatorReset.Failure.unknownUsername {
+        fail("user reset: no account has the username \(username)")
+    } catch {
+        fail("user reset: \(error)")
+    }
 }

@@ -251,6 +251,32 @@ struct AccountTests {
         #expect(try member.get("/").text.contains("action=\"/signout\""), "a password account signs out in one click")
     }
 
+    @Test("a recovery sign-in ends every other session, so a stolen one cannot choose the new password")
+    func recoveryEndsOtherSessions() throws {
+        let app = try accountsHarness()
+        let (laptop, codes) = try signUpShowingCodes(app, username: "victim")
+        let thief = WebSession(port: app.port)
+        #expect(try signIn(thief, username: "victim", password: "correct horse").status == 303)
+        let owner = WebSession(port: app.port)
+        #expect(try postRecoveryCode(owner, username: "victim", code: codes[0]).status == 303)
+        #expect(try laptop.get("/").text.contains("Little rituals"))
+        #expect(try thief.get("/settings/password").status == 303, "the thief is signed out, sent to sign in")
+        #expect(try owner.get("/").header("Location") == "/settings/password")
+    }
+
+    @Test("signing out everywhere closes the account's open live streams")
+    func signOutEverywhereClosesStreams() throws {
+        let app = try AppHarness(configure: { $0.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1) }) {
+            $0.liveTopics.register(kind: "open") { _, _ in true }
+        }
+        let session = try signUp(app, username: "streamer")
+        let stream = try TestClient(port: app.port)
+        try stream.send("GET /live?topics=open:1 HTTP/1.1\r\nHost: localhost\r\nCookie: kith_session=\(session.sessionCookie!)\r\n\r\n")
+        _ = try stream.read(until: "retry: 2000", timeout: 5)
+        #expect(try session.post("/signout/everywhere", [], csrf: try session.token(from: "/")).status == 303)
+        #expect(try stream.waitForClose(timeout: 5))
+    }
+
     @Test("only local paths are followed after signing in")
     func nextRedirect() throws {
         let app = try accountsHarness()

@@ -44,7 +44,11 @@ enum AccountRoutes {
         }
         app.on(signOutEverywhere) { context in
             let user = try context.requireUser()
-            try context.app.database.write { try AccountStore.deleteSessions($0, userID: user.id) }
+            let live = context.app.live
+            try context.app.database.write { tx in
+                try AccountStore.deleteSessions(tx, userID: user.id)
+                tx.afterCommit { live.closeStreams(viewerKey: "user:\(user.id)") }
+            }
             context.setCookie(context.app.sessions.cleared())
             return .redirect(to: HomeRoutes.home.path())
         }

@@ -16,6 +16,9 @@ public final class KithApp: HTTPResponder {
     public let live: LiveHub
     /// Topic kinds pages may follow, with their access rules.
     public let liveTopics = LiveTopics()
+    /// What deleting an account means to each feature: every feature that
+    /// keeps rows about a person registers a hook here.
+    let purges = AccountPurge()
     /// Argon2id with a cap on concurrent hashes, shared by every request.
     let passwords: PasswordHasher
     let sessions: Sessions

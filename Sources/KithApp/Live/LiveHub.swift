@@ -199,6 +199,17 @@ public final class LiveHub: Sendable {
         return events.sorted { $0.id < $1.id }.map(\.bytes)
     }
 
+    /// Ends every stream of one viewer: after signing out everywhere or
+    /// deleting the account, nothing more may reach their open tabs.
+    public func closeStreams(viewerKey: String) {
+        let streams = state.withLock { state -> [Subscriber] in
+            let list = state.viewers[viewerKey] ?? []
+            for subscriber in list { Self.remove(subscriber, from: &state) }
+            return list
+        }
+        for subscriber in streams { subscriber.sink.close() }
+    }
+
     // MARK: Heartbeats, lifetimes, shutdown
 
     /// Starts the thread that sends heartbeats, ends old streams and forgets idle topics.

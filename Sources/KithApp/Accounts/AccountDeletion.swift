@@ -1,0 +1,54 @@
+import KithStorage
+import Synchronization
+
+/// What deleting a user means, feature by feature. Accounts cannot know that
+/// an occasion hands its host role on, that a tally's shared copies go, or
+/// that a timeline entry keeps its place but loses its content; each feature
+/// registers a hook saying so, once, while the app is built. Every hook runs
+/// in the one write transaction that deletes the user, so a hook that throws
+/// leaves the account and everything of it exactly as it was.
+public final class AccountPurge: Sendable {
+    /// Removes, empties or hands over what the user (the id) had in one
+    /// feature, inside the deletion's transaction.
+    public typealias Hook = @Sendable (_ tx: Transaction, _ userID: Int64) throws -> Void
+
+    private let hooks = Mutex<[(name: String, hook: Hook)]>([])
+
+    public init() {}
+
+    /// Adds a feature's hook. Hooks run in the order they were registered,
+    /// and all of them before the user row goes (its cascades would otherwise
+    /// remove rows a hook still needs, such as memberships to hand over).
+    public func register(_ name: String, _ hook: @escaping Hook) {
+        hooks.withLock { hooks in
+            precondition(!hooks.contains { $0.name == name }, "purge hook registered twice: \(name)")
+            hooks.append((name, hook))
+        }
+    }
+
+    /// The registered hooks' names, in the order they run.
+    public var names: [String] { hooks.withLock { $0.map(\.name) } }
+
+    /// Runs every hook for `userID` inside `tx`. The list is copied out
+    /// first, so a hook never runs while the registry is locked.
+    public func run(_ tx: Transaction, userID: Int64) throws {
+        for entry in hooks.withLock({ $0 }) {
+            try entry.hook(tx, userID)
+        }
+    }
+}
+
+/// Deleting an account, which is final: every feature's purge hook, then the
+/// user row with its sessions, recovery codes and sign-in links, and the
+/// throttle's record of failed sign-ins under the username.
+enum AccountDeletion {
+    static func delete(_ tx: Transaction, user: User, purges: AccountPurge) throws {
+        try purges.run(tx, userID: user.id)
+        try RecoveryStore.deleteUser(tx, userID: user.id, failureScope: user.username.map(failureScope(username:)))
+    }
+
+    /// The throttle's scope for a username, as sign-in writes it.
+    static func failureScope(username: String) -> String {
+        "user:" + AccountRules.usernameKey(username)
+    }
+}
