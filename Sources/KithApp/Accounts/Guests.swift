@@ -25,6 +25,13 @@ enum Guests {
         return (Details(displayName: name.value, avatar: avatar, timeZone: timeZone), state)
     }
 
+    /// The guest fields for a join form, filled from `state` (fresh or shown again).
+    static func fields(_ context: RequestContext, _ state: FormState = FormState(values: ["time_zone": TimeZones.serverDefault])) -> HTML {
+        let assets = context.app.assets
+        let avatars = Avatars.all.map { SettingsPage.AvatarChoice(id: $0.id, label: $0.label, imageURL: assets.url($0.file)) }
+        return GuestFields.render(form: state, avatars: avatars, timeZones: TimeZones.all)
+    }
+
     /// Creates the guest and signs them in; returns the new user id and the session cookie.
     static func create(_ tx: Transaction, _ details: Details, app: KithApp, request: Request) throws -> (userID: Int64, cookie: SetCookie) {
         let id = try AccountStore.createUser(
