@@ -51,6 +51,7 @@ struct AccountTests {
             csrf: token)
         #expect(response.status == 200)
         #expect(response.text.contains("recovery codes"))
+        #expect(response.text.contains("<summary>Ada Lovelace</summary>"), "the page already shows the new account")
         let codes = response.text.matches(of: /<code class="mono">([A-Z2-9]{5}-[A-Z2-9]{5})<\/code>/).map { String($0.1) }
         #expect(codes.count == 10)
         #expect(Set(codes).count == 10)

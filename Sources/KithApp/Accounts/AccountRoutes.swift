@@ -104,7 +104,8 @@ enum AccountRoutes {
         context.setCookie(cookie)
         // Shown in the answer to the post itself: the codes exist in plain
         // text nowhere else, so there is no page to redirect to.
-        let page = RecoveryCodesPage.render(context: context.pageContext(), codes: codes, continueTo: nextPath(context) ?? "/")
+        let page = RecoveryCodesPage.render(
+            context: pageContext(context, after: cookie), codes: codes, continueTo: nextPath(context) ?? "/")
         return context.app.page(page)
     }
 
@@ -196,7 +197,19 @@ enum AccountRoutes {
             return context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: .unprocessableContent)
         }
         context.setCookie(cookie)
-        return context.app.page(RecoveryCodesPage.render(context: context.pageContext(), codes: codes, continueTo: "/"))
+        return context.app.page(RecoveryCodesPage.render(context: pageContext(context, after: cookie), codes: codes, continueTo: "/"))
+    }
+
+    /// The frame for a page answering the post that signed someone in: the
+    /// request came in signed out, but the page goes to the new session.
+    static func pageContext(_ context: RequestContext, after cookie: SetCookie) -> PageContext {
+        var page = context.pageContext()
+        let session = try? context.app.database.read { try AccountStore.session($0, tokenHash: TokenHash.of(cookie.value)) }
+        if let (session, user) = session ?? nil {
+            page.viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)
+            page.csrfToken = session.csrfToken
+        }
+        return page
     }
 
     /// Where to go after signing in: a local path only, never another site.
