@@ -108,7 +108,7 @@ public enum Layout {
             \(navigation(context))
             </nav>
             </header>
-            <div class="flashes" id="flashes">\(flashes)</div>
+            \(guestPrompt(context))<div class="flashes" id="flashes">\(flashes)</div>
             <main id="main" tabindex="-1">
             \(main)
             </main>
@@ -143,6 +143,17 @@ public enum Layout {
             </ul>
             </details></li>
             </ul>
+            """
+    }
+
+    /// On every page for a guest, gently: without a password, this browser
+    /// is their only way in.
+    static func guestPrompt(_ context: PageContext) -> HTML {
+        guard context.viewer?.isGuest == true else { return "" }
+        return """
+            <aside class="guest-prompt" aria-label="Keep your account"><p>You're here as a guest.
+            <a href="/claim">Choose a username and password</a> to keep your account.</p></aside>
+
             """
     }
 

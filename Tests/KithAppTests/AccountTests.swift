@@ -208,6 +208,7 @@ struct AccountTests {
         guest.setCookie("kith_session", cookie.value)
         let home = try guest.get("/")
         #expect(home.text.contains("here as a guest."))
+        #expect(try guest.get("/no/such/page").text.contains("class=\"guest-prompt\""), "the prompt is on every page")
 
         let before = try #require(guest.sessionCookie)
         let claimed = try guest.post("/claim", [("username", "gail"), ("password", "gails password")], csrf: try guest.token(from: "/claim"))
