@@ -16,6 +16,10 @@ public final class KithApp: HTTPResponder {
     public let live: LiveHub
     /// Topic kinds pages may follow, with their access rules.
     public let liveTopics = LiveTopics()
+    /// The inbox and the digest engine: features record events here.
+    public let notifications: Notifications
+    /// Web Push: delivers digests to subscribed browsers even when Kith is closed.
+    let push: PushService
     /// What deleting an account means to each feature: every feature that
     /// keeps rows about a person registers a hook here.
     let purges = AccountPurge()
@@ -37,6 +41,11 @@ public final class KithApp: HTTPResponder {
         self.logger = logger
         self.live = live
         passwords = PasswordHasher(parameters: configuration.passwordParameters)
+        notifications = Notifications(database: database, live: live, clock: configuration.clock)
+        let baseURLBox = contextBox
+        push = PushService(
+            database: database, dataDirectory: configuration.dataDirectory,
+            baseURL: { baseURLBox.app?.baseURL ?? configuration.effectiveBaseURL }, logger: logger)
         sessions = Sessions(
             database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"),
             clock: configuration.clock)
@@ -54,6 +63,9 @@ public final class KithApp: HTTPResponder {
         AccountRoutes.register(on: self)
         SettingsRoutes.register(on: self)
         RecoveryRoutes.register(on: self)
+        InviteRoutes.register(on: self)
+        NotificationRoutes.register(on: self)
+        PushRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
 

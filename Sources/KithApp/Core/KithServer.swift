@@ -22,6 +22,8 @@ public final class KithServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         app.live.start()
+        app.notifications.start()
+        app.push.start()
         let port = try server.start()
         app.serverStarted(port: port)
         return port
@@ -33,6 +35,8 @@ public final class KithServer: Sendable {
         // for its whole grace period.
         app.live.stop()
         server.shutdown()
+        app.notifications.stop()
+        app.push.stop()
         app.database.close()
     }
 

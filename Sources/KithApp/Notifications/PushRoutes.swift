@@ -1,0 +1,4 @@
+/// Web Push subscriptions and the service worker. (Being built.)
+enum PushRoutes {
+    static func register(on app: KithApp) {}
+}
