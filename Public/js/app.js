@@ -107,6 +107,25 @@ document.addEventListener("submit", (event) => {
 });
 
 // ---------------------------------------------------------------------------
+// Copy buttons
+//
+// `<button data-copy="text">` copies its text; without script (or without a
+// secure context) the readonly field beside it can be selected by hand.
+
+document.addEventListener("click", async (event) => {
+  const button = event.target instanceof Element && event.target.closest("[data-copy]");
+  if (!button || !navigator.clipboard) return;
+  try {
+    await navigator.clipboard.writeText(button.dataset.copy);
+    const label = button.textContent;
+    button.textContent = "Copied";
+    setTimeout(() => { button.textContent = label; }, 1500);
+  } catch {
+    // Permission refused: the field is still there to select.
+  }
+});
+
+// ---------------------------------------------------------------------------
 // Time zones
 //
 // A fresh form that asks for a time zone starts at the browser's own, when

@@ -25,9 +25,10 @@ public enum Dashboard {
                 <section class="container stack">
                 <header class="page-header"><h1>Hello, \(model.displayName)</h1></header>
                 \(claim)
-                <form class="join-box card cluster" method="get" action="/join">
+                <form class="join-box card cluster" method="post" action="/join">
+                \(Layout.csrfField(context.csrfToken))
                 <label for="join-code">Got an invite code?</label>
-                <input class="field__input" id="join-code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. K7M2QX">
+                <input class="field__input" id="join-code" name="code" maxlength="400" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. K7M2QX">
                 \(Button.secondary("Join"))
                 </form>
                 <div class="grid">

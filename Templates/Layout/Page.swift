@@ -14,6 +14,8 @@ public struct PageContext: Sendable {
     public var theme: Theme
     /// The CSRF token for forms in the frame (sign out), once accounts exist.
     public var csrfToken: String?
+    /// Extra `<head>` elements: link-preview tags for invite pages.
+    public var head: HTML = HTML()
 
     public init(
         assetURL: @escaping @Sendable (String) -> String, flash: [Flash] = [], viewer: Viewer? = nil,
@@ -98,7 +100,7 @@ public enum Layout {
             <link rel="icon" href="\(context.assetURL("icons/kith.svg"))" type="image/svg+xml">
             <link rel="apple-touch-icon" href="\(context.assetURL("icons/kith-180.png"))">
             <link rel="stylesheet" href="\(context.assetURL("css/app.css"))">
-            \(live)<script type="module" src="\(context.assetURL("js/app.js"))"></script>
+            \(context.head)\(live)<script type="module" src="\(context.assetURL("js/app.js"))"></script>
             </head>
             <body>
             <a class="skip-link" href="#main">Skip to content</a>

@@ -16,6 +16,8 @@ public final class KithApp: HTTPResponder {
     public let live: LiveHub
     /// Topic kinds pages may follow, with their access rules.
     public let liveTopics = LiveTopics()
+    /// The one invite-code space; features register what their codes open.
+    public let invites = InviteCodes()
     /// The inbox and the digest engine: features record events here.
     public let notifications: Notifications
     /// Web Push: delivers digests to subscribed browsers even when Kith is closed.

@@ -1,4 +1,178 @@
-/// `/join`: invite codes for occasions and games. (Being built.)
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// The join flow every feature shares: `/join` to type a code, `/join/CODE`
+/// to see what it opens (no side effects: chat apps fetch it for previews),
+/// and its POST to join — as yourself, or as a new guest.
 enum InviteRoutes {
-    static func register(on app: KithApp) {}
+    static let form = Route(.get, "/join")
+    static let lookup = Route(.post, "/join")
+    static let preview = Route(.get, "/join/:code")
+    static let join = Route(.post, "/join/:code")
+
+    /// Failed lookups allowed per address in the window.
+    static let failuresPerAddress = 20
+    static let failureWindow: Int64 = 15 * 60
+
+    static func register(on app: KithApp) {
+        app.on(form) { context in
+            context.app.page(JoinFormPage.render(context: context.pageContext(), value: context.request.query["code"], error: nil))
+        }
+        app.on(lookup) { context in
+            let typed = context.request.form["code"] ?? ""
+            func again(_ error: String, _ status: HTTPStatus) -> Response {
+                context.app.page(JoinFormPage.render(context: context.pageContext(), value: typed, error: error), status: status)
+            }
+            if let wait = try throttled(context) { return again("Too many codes that didn't work. Please wait \(wait).", .tooManyRequests) }
+            guard let code = InviteCodes.normalize(typed) else {
+                return again("A code is six letters and digits, like K7M2QX.", .unprocessableContent)
+            }
+            guard try resolve(context, code) != nil else {
+                try recordFailure(context)
+                return again("That code doesn't open anything. Check it with whoever shared it.", .notFound)
+            }
+            return .redirect(to: preview.path(code))
+        }
+        app.on(preview) { context in
+            try previewPage(context, state: FormState(values: ["time_zone": TimeZones.serverDefault]))
+        }
+        app.on(join) { context in try joinPost(&context) }
+    }
+
+    /// A live code's target and its preview, or nil for unknown and retired codes.
+    static func resolve(_ context: RequestContext, _ code: String) throws -> (InviteStore.Resolved, InviteKind, InvitePreview)? {
+        try context.app.database.read { db in
+            guard let resolved = try InviteStore.resolve(db, code: code),
+                let kind = context.app.invites.kind(resolved.kind),
+                let preview = try kind.describe(resolved.targetID, db)
+            else { return nil }
+            return (resolved, kind, preview)
+        }
+    }
+
+    static func previewPage(_ context: RequestContext, state: FormState, status: HTTPStatus = .ok) throws -> Response {
+        let raw = try context.request.parameter("code", as: String.self)
+        guard let code = InviteCodes.normalize(raw) else { return try unknown(context) }
+        // A link typed in lower case or with a dash still works: show the canonical one.
+        if code != raw { return .redirect(to: preview.path(code), status: .movedPermanently) }
+        if let wait = try throttled(context) {
+            throw HTTPError(.tooManyRequests, "Too many codes that didn't work from here. Please wait \(wait).")
+        }
+        guard let (resolved, _, description) = try resolve(context, code) else {
+            // The only write a GET here can cause: a throttle count for a code
+            // that opens nothing. A preview of a real link writes nothing.
+            try recordFailure(context)
+            return try unknown(context)
+        }
+        var page = context.pageContext()
+        page.head = linkPreviewTags(context, code: code, preview: description, inviter: resolved.inviter)
+        let model = JoinPreviewPage.Model(
+            code: code, name: description.name, kindLabel: description.kindLabel, role: description.role,
+            inviter: resolved.inviter, guestFields: context.user == nil ? Guests.fields(context, state) : nil, errors: state)
+        return context.app.page(JoinPreviewPage.render(context: page, model: model), status: status)
+    }
+
+    static func joinPost(_ context: inout RequestContext) throws -> Response {
+        let raw = try context.request.parameter("code", as: String.self)
+        guard let code = InviteCodes.normalize(raw), let (resolved, kind, _) = try resolve(context, code) else {
+            return try unknown(context)
+        }
+        let app = context.app
+        let request = context.request
+        if let user = context.user {
+            let outcome = try app.database.write { tx in try kind.join(tx, resolved.targetID, user.id, app) }
+            return respond(to: outcome, context)
+        }
+        let (details, state) = Guests.validate(context.request.form)
+        guard state.isValid else { return try previewPage(context, state: state, status: .unprocessableContent) }
+        // The guest and the membership are made together: a join that fails
+        // leaves no stray account behind.
+        let result: (JoinOutcome, SetCookie)
+        do {
+            result = try app.database.write { tx -> (JoinOutcome, SetCookie) in
+                let (userID, cookie) = try Guests.create(tx, details, app: app, request: request)
+                let outcome = try kind.join(tx, resolved.targetID, userID, app)
+                if case .refused = outcome { throw JoinRefused(outcome: outcome) }
+                return (outcome, cookie)
+            }
+        } catch let refused as JoinRefused {
+            return respond(to: refused.outcome, context)
+        }
+        context.setCookie(result.1)
+        return respond(to: result.0, context)
+    }
+
+    /// Rolls the guest back when joining is refused.
+    private struct JoinRefused: Error { let outcome: JoinOutcome }
+
+    static func respond(to outcome: JoinOutcome, _ context: RequestContext) -> Response {
+        switch outcome {
+        case .joined(let redirect):
+            return .redirect(to: redirect)
+        case .alreadyMember(let redirect, let message):
+            var page = context.pageContext(flash: [Flash(.notice, message)])
+            page.head = HTML()
+            return context.app.page(
+                Layout.page(
+                    title: "Already in", context: page,
+                    main: "<section class=\"container container--narrow stack\"><h1>You're already in</h1><p>\(Button.link("Open it", href: redirect))</p></section>"))
+        case .refused(let message):
+            return context.app.page(
+                Layout.page(
+                    title: "Can't join", context: context.pageContext(flash: [Flash(.error, message)]),
+                    main: "<section class=\"container container--narrow stack\"><h1>That link can't be used</h1><p>\(message)</p></section>"),
+                status: .conflict)
+        }
+    }
+
+    static func unknown(_ context: RequestContext) throws -> Response {
+        context.app.page(JoinUnknownPage.render(context: context.pageContext()), status: .notFound)
+    }
+
+    /// Open Graph and Twitter card tags, absolute from the base URL, with
+    /// nothing private: the name, the kind and who invited.
+    static func linkPreviewTags(_ context: RequestContext, code: String, preview: InvitePreview, inviter: String?) -> HTML {
+        let base = context.app.baseURL
+        let title = "Join \(preview.name) on Kith"
+        let description = inviter.map { "\($0) invited you to a \(preview.kindLabel)." } ?? "You're invited to a \(preview.kindLabel)."
+        let image = base + context.app.assets.url("icons/og-card.png")
+        let url = base + InviteRoutes.preview.path(code)
+        return """
+            <meta property="og:type" content="website">
+            <meta property="og:site_name" content="Kith">
+            <meta property="og:title"\(attribute: "content", title)>
+            <meta property="og:description"\(attribute: "content", description)>
+            <meta property="og:url"\(attribute: "content", url)>
+            <meta property="og:image"\(attribute: "content", image)>
+            <meta property="og:image:width" content="1200">
+            <meta property="og:image:height" content="630">
+            <meta name="twitter:card" content="summary_large_image">
+            <meta name="twitter:title"\(attribute: "content", title)>
+            <meta name="twitter:description"\(attribute: "content", description)>
+            <meta name="twitter:image"\(attribute: "content", image)>
+            <meta name="description"\(attribute: "content", description)>
+
+            """
+    }
+
+    // MARK: Throttle
+
+    static func throttled(_ context: RequestContext) throws -> String? {
+        let now = context.app.now
+        let (count, oldest) = try context.app.database.read {
+            try InviteStore.failures($0, address: context.request.remoteAddress, since: now - failureWindow)
+        }
+        guard count >= failuresPerAddress, let oldest else { return nil }
+        let minutes = max(1, (oldest + failureWindow - now + 59) / 60)
+        return minutes == 1 ? "a minute" : "\(minutes) minutes"
+    }
+
+    static func recordFailure(_ context: RequestContext) throws {
+        let now = context.app.now
+        let address = context.request.remoteAddress
+        try context.app.database.write { tx in
+            try InviteStore.recordFailure(tx, address: address, now: now, forgetBefore: now - failureWindow)
+        }
+    }
 }
