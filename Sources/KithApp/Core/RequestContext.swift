@@ -60,11 +60,18 @@ public struct RequestContext: Sendable {
     /// Frame inputs for a page: the viewer, their theme, the form token, and
     /// the topics it follows live (the cursor is taken now, before the page
     /// reads its data, so nothing committed in between is missed).
+    /// A signed-in page also follows the person's inbox, so the nav's unread
+    /// count stays current wherever they are.
     public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
-        var page = app.pageContext(flash: flash, topics: topics)
+        let inbox = user.map { Notifications.topic(for: $0.id) }
+        let followed = inbox.map { topics.contains($0) ? topics : topics + [$0] } ?? topics
+        var page = app.pageContext(flash: flash, topics: followed)
         page.csrfToken = csrfToken
         if let user {
-            page.viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)
+            // Read after the cursor was taken, like any page data; a failed
+            // count shows no badge rather than failing the page.
+            let unread = (try? app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }) ?? 0
+            page.viewer = Viewer(displayName: user.displayName, unreadCount: unread, isGuest: user.isGuest)
             page.theme = Theme(rawValue: user.theme.rawValue) ?? .system
         }
         return page

@@ -1,4 +1,128 @@
-/// The inbox pages. (Being built.)
+import KithHTTP
+import KithTemplates
+
+/// The inbox: the page, its two live fragments (the nav badge and the list),
+/// opening an entry, marking everything read, and muting what an entry is
+/// about. Every entry is looked up together with its owner, so someone
+/// else's id is a 404, exactly like one that does not exist.
 enum NotificationRoutes {
-    static func register(on app: KithApp) {}
+    static let inbox = Route(.get, "/inbox")
+    static let count = Route(.get, "/inbox/count")
+    static let list = Route(.get, "/inbox/list")
+    static let open = Route(.post, "/inbox/:notification/open")
+    static let mute = Route(.post, "/inbox/:notification/mute")
+    static let markAllRead = Route(.post, "/inbox/read-all")
+
+    /// The newest entries the inbox shows; older ones stay stored.
+    static let pageSize = 100
+
+    static func register(on app: KithApp) {
+        // A person's inbox topic is theirs alone.
+        app.liveTopics.register(kind: "inbox") { key, context in
+            guard let user = context.user else { return false }
+            return key == String(user.id)
+        }
+        app.purges.register("notifications") { tx, userID in try NotificationStore.purge(tx, userID: userID) }
+
+        app.on(inbox) { context in
+            let user = try context.requireUser()
+            let model = try inboxModel(context, user: user)
+            return context.app.page(InboxPage.render(context: context.pageContext(flash: savedFlash(context.request.query["saved"])), model: model))
+        }
+        app.on(count) { context in
+            // A fragment is fetched by script: signed out, there is nothing to
+            // swap in, and a 404 tells the script to drop the element.
+            guard let user = context.user else { throw HTTPError.notFound() }
+            let unread = try context.app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }
+            return context.app.page(InboxPage.count(unread))
+        }
+        app.on(list) { context in
+            guard let user = context.user else { throw HTTPError.notFound() }
+            return context.app.page(InboxPage.list(context.pageContext(), try inboxModel(context, user: user)))
+        }
+        app.on(open) { context in
+            let user = try context.requireUser()
+            let entry = try loadEntry(context, user: user)
+            let app = context.app
+            let now = app.now
+            try app.database.write { tx in
+                try NotificationStore.markRead(tx, id: entry.id, userID: user.id, now: now)
+                tx.afterCommit { app.notifications.publishInboxChanged(for: user.id) }
+            }
+            return .redirect(to: localPath(entry.url) ?? inbox.path())
+        }
+        app.on(mute) { context in
+            let user = try context.requireUser()
+            let entry = try loadEntry(context, user: user)
+            let muting = context.request.form["muted"] != "0"
+            let notifications = context.app.notifications
+            try context.app.database.write { tx in
+                if muting {
+                    try notifications.mute(scope: entry.scope, for: user.id, in: tx)
+                } else {
+                    try notifications.unmute(scope: entry.scope, for: user.id, in: tx)
+                }
+                tx.afterCommit { notifications.publishInboxChanged(for: user.id) }
+            }
+            return .redirect(to: inbox.path() + (muting ? "?saved=muted" : "?saved=unmuted"))
+        }
+        app.on(markAllRead) { context in
+            let user = try context.requireUser()
+            let app = context.app
+            let now = app.now
+            try app.database.write { tx in
+                if try NotificationStore.markAllRead(tx, userID: user.id, now: now) > 0 {
+                    tx.afterCommit { app.notifications.publishInboxChanged(for: user.id) }
+                }
+            }
+            return .redirect(to: inbox.path())
+        }
+    }
+
+    /// The one place an entry is found for a request: its owner's, or 404.
+    static func loadEntry(_ context: RequestContext, user: User) throws -> NotificationStore.Entry {
+        let id = try context.request.parameter("notification", as: Int64.self)
+        guard let entry = try context.app.database.read({ try NotificationStore.entry($0, id: id, userID: user.id) }) else {
+            throw HTTPError.notFound("That notification isn't in your inbox.")
+        }
+        return entry
+    }
+
+    static func inboxModel(_ context: RequestContext, user: User) throws -> InboxPage.Model {
+        let now = context.app.now
+        let (entries, unread, muted) = try context.app.database.read { db in
+            let entries = try NotificationStore.inbox(db, userID: user.id, limit: pageSize)
+            return (
+                entries, try NotificationStore.unreadCount(db, userID: user.id),
+                try NotificationStore.mutedScopes(db, userID: user.id, among: Set(entries.map(\.scope)))
+            )
+        }
+        let items = entries.map { entry in
+            InboxPage.Item(
+                title: entry.title, body: entry.body, isRead: entry.isRead,
+                relativeTime: SettingsRoutes.relative(entry.createdAt, now: now),
+                machineTime: SettingsRoutes.utc(entry.createdAt, machine: true), openAction: open.path(entry.id),
+                muteAction: mute.path(entry.id), isMuted: muted.contains(entry.scope))
+        }
+        return InboxPage.Model(items: items, unreadCount: unread, markAllReadAction: markAllRead.path())
+    }
+
+    static func savedFlash(_ saved: String?) -> [Flash] {
+        switch saved {
+        case "muted": [Flash(.notice, "Muted. You won't hear about that any more.")]
+        case "unmuted": [Flash(.notice, "Unmuted. You'll hear about it again.")]
+        default: []
+        }
+    }
+
+    /// `url` when it stays on this site: a single leading slash, no
+    /// scheme-relative `//host` or `/\host` a browser would leave Kith for,
+    /// and no control characters that could split a header.
+    static func localPath(_ url: String) -> String? {
+        let bytes = Array(url.utf8)
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        if bytes.count > 1, bytes[1] == UInt8(ascii: "/") || bytes[1] == UInt8(ascii: "\\") { return nil }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return nil }
+        return url
+    }
 }
