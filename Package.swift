@@ -17,6 +17,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        // libssl for the outbound HTTPS client that delivers Web Push messages.
+        .systemLibrary(name: "CSSL", path: "Sources/CSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
@@ -32,7 +34,7 @@ let package = Package(
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),
         .target(
             name: "KithApp",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithSync", "CCrypto", "CQREncode"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithSync", "CCrypto", "CQREncode", "CSSL"],
             path: "Sources/KithApp"
         ),
         .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
