@@ -106,6 +106,36 @@ document.addEventListener("submit", (event) => {
   );
 });
 
+// Web Push settings, only where the page has the switch.
+if (document.querySelector("[data-push-control]")) import("./push.js").catch(() => {});
+
+// ---------------------------------------------------------------------------
+// Browser notifications while Kith is open
+//
+// With permission granted but no push subscription on this device, a new
+// inbox entry arriving over the live stream is shown as a notification.
+
+async function notifyFromInbox() {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if ("serviceWorker" in navigator) {
+    const registration = await navigator.serviceWorker.getRegistration();
+    if (registration && (await registration.pushManager.getSubscription())) return; // push will show it
+  }
+  const response = await fetch("/inbox/list", { credentials: "same-origin" });
+  if (!response.ok) return;
+  const newest = parse(await response.text()).querySelector("[data-unread]");
+  if (!newest || sessionStorage.getItem("kith-notified") === newest.dataset.unread) return;
+  sessionStorage.setItem("kith-notified", newest.dataset.unread);
+  const notice = new Notification(newest.dataset.title, { body: newest.dataset.body, icon: "/static/icons/kith-192.png" });
+  notice.addEventListener("click", () => { window.focus(); window.location.assign("/inbox"); });
+}
+
+document.addEventListener("kith:live", (event) => {
+  if (String(event.detail.topic).startsWith("inbox:") && document.visibilityState === "visible") {
+    notifyFromInbox().catch(() => {});
+  }
+});
+
 // ---------------------------------------------------------------------------
 // Copy buttons
 //

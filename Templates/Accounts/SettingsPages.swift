@@ -79,6 +79,7 @@ public enum SettingsPage {
             appearanceSection(context, model.appearance),
             model.isGuest ? claimSection : passwordSection,
             devicesSection(context, model),
+            notificationsSection(context),
             model.isGuest ? .empty : recoverySection(context, model),
             otherBrowserSection,
             deleteSection,
@@ -93,6 +94,7 @@ public enum SettingsPage {
                 <li><a href="#appearance">Appearance</a></li>
                 <li><a href="#password">\(model.isGuest ? "Keep your account" : "Password")</a></li>
                 <li><a href="#devices">Devices</a></li>
+                <li><a href="#notifications">Notifications</a></li>
                 \(model.isGuest ? HTML.empty : "<li><a href=\"#recovery\">Recovery codes</a></li>")
                 <li><a href="#another-browser">Another browser</a></li>
                 <li><a href="#delete">Delete account</a></li>
@@ -104,6 +106,20 @@ public enum SettingsPage {
     }
 
     // MARK: Sections
+
+    /// Web Push on this device. The page script offers the switch only in a
+    /// secure context with push support; otherwise it says why not.
+    static func notificationsSection(_ context: PageContext) -> HTML {
+        section(
+            id: "notifications", title: "Notifications on this device",
+            body: """
+                <p>Kith can tell you about new gifts, spots and tallies even when it isn't open. Your inbox always has them too.</p>
+                <div data-push-control\(attribute: "data-csrf", context.csrfToken)>
+                <button class="button button--secondary" type="button" data-push-subscribe>Turn on notifications on this device</button>
+                <p data-push-status role="status"></p>
+                </div>
+                """)
+    }
 
     static func profileSection(_ context: PageContext, _ model: Model) -> HTML {
         let form = model.profile

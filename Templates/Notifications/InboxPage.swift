@@ -87,7 +87,7 @@ public enum InboxPage {
         let unread: HTML = item.isRead ? .empty : " <span class=\"badge badge--purple\">Unread</span>"
         let muteLabel = item.isMuted ? "Unmute \(item.title)" : "Mute \(item.title)"
         return """
-            <li\(attribute: "class", item.isRead ? "card stack stack--tight" : "card card--purple stack stack--tight")>
+            <li\(attribute: "class", item.isRead ? "card stack stack--tight" : "card card--purple stack stack--tight")\(attribute: "data-unread", item.isRead ? nil : item.openAction)\(attribute: "data-title", item.title)\(attribute: "data-body", item.body)>
             <h2 class="card__title text-md">\(item.title)\(unread)</h2>
             <form method="post"\(attribute: "action", item.openAction)>\(Layout.csrfField(context.csrfToken))<button class="link-button" type="submit">\(item.isRead ? HTML.text(item.body) : "<strong>\(item.body)</strong>")</button></form>
             <div class="cluster cluster--between text-sm">

@@ -178,6 +178,37 @@ struct PushTests {
         #expect(exp > now && exp <= now + 86_400)
     }
 
+    @Test("a digest the sweeper delivers to the inbox also goes to the person's subscribed device")
+    func digestsArePushed() throws {
+        let receiver = try PushReceiver()
+        defer { receiver.stop() }
+        let clock = Locked<Int64>(1_800_000_000)
+        let app = try accountsHarness(clock: clock)
+        app.app.push.useTestReceiver(caFile: receiver.caFile)
+        app.app.notifications.register(kind: "test.wave") { digest in
+            "\(Notifications.listing(digest.actorNames)) waved in \(digest.scopeTitle)"
+        }
+        let (session, token) = try signedInSession(app, username: "waved_at")
+        let browser = try BrowserKeys()
+        #expect(try session.post("/push/subscribe", browser.fields(endpoint: receiver.url("/push/d")), headers: ["X-CSRF-Token": token]).status == 204)
+        let recipient = try userID(app, username: "waved_at")
+        try app.app.database.write { tx in
+            try app.app.notifications.record(
+                Notifications.Event(
+                    kind: "test.wave", scope: "club:1", scopeTitle: "Book Club", actorID: nil, actorName: "Dad", subject: "",
+                    link: "/clubs/1", recipients: [recipient]), in: tx)
+        }
+        clock.withLock { $0 += Notifications.quietPeriod + 1 }
+        try app.app.notifications.sweep(now: clock.value)
+        #expect(app.app.push.waitUntilIdle())
+        let requests = try receiver.requests()
+        try #require(requests.count == 1)
+        let plaintext = try WebPushCrypto.decrypt(requests[0].body, receiver: browser.key, auth: browser.auth)
+        let message = try #require(try JSONSerialization.jsonObject(with: Data(plaintext)) as? [String: String])
+        #expect(message["body"] == "Dad waved in Book Club")
+        #expect(message["url"] == "/clubs/1")
+    }
+
     @Test("a 410 from the push service deletes that subscription; others stay")
     func goneSubscriptionIsDeleted() throws {
         let receiver = try PushReceiver()

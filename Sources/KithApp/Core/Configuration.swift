@@ -13,7 +13,7 @@ public struct KithConfiguration: Sendable {
     public var baseURL: String?
     /// Where `Public/` and `Migrations/` are; found automatically when nil.
     public var root: String?
-    /// Development mode: the styleguide is served and errors are not hidden from the log.
+    /// Development mode: the styleguide is served.
     public var development = false
     public var eventLoops = 2
     public var workers = 16
@@ -74,7 +74,7 @@ public enum CommandLineParser {
                              (http://HOST:PORT)
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
                              (found beside the executable when not given)
-          --dev              development mode: /styleguide and verbose errors [KITH_DEV=1]
+          --dev              development mode: serves /styleguide [KITH_DEV=1]
           --event-loops N    I/O threads [KITH_EVENT_LOOPS] (2)
           --workers N        handler threads [KITH_WORKERS] (16)
           --quiet            no per-request log lines [KITH_LOG=0]

@@ -51,6 +51,11 @@ public final class KithApp: HTTPResponder {
         sessions = Sessions(
             database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"),
             clock: configuration.clock)
+        // A delivered digest also goes to the person's subscribed devices.
+        let pushService = push
+        notifications.addDeliveryObserver { delivered in
+            pushService.deliver(to: delivered.userID, title: delivered.title, body: delivered.body, url: delivered.url)
+        }
         let box = contextBox
         router = Router<RequestContext>(
             makeContext: { try RequestContext.make($0, app: box.app!) },
