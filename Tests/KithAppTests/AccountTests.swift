@@ -199,13 +199,7 @@ struct AccountTests {
     @Test("a guest who claims the account keeps the same user id, and the session rotates")
     func guestClaim() throws {
         let app = try accountsHarness()
-        let guest = WebSession(port: app.port)
-        _ = try guest.get("/")
-        let request = Request(head: RequestHead(method: .get, target: "/", path: "/", query: nil, minorVersion: 1, headers: HTTPHeaders(), framing: .none, keepAlive: true, expectsContinue: false), route: HomeRoutes.home)
-        let (id, cookie) = try app.app.database.write { tx in
-            try Guests.create(tx, Guests.Details(displayName: "Guest Gail", avatar: "fox", timeZone: "UTC"), app: app.app, request: request)
-        }
-        guest.setCookie("kith_session", cookie.value)
+        let (guest, id) = try makeGuest(app, name: "Guest Gail")
         let home = try guest.get("/")
         #expect(home.text.contains("here as a guest."))
         #expect(try guest.get("/no/such/page").text.contains("class=\"guest-prompt\""), "the prompt is on every page")
@@ -233,13 +227,7 @@ struct AccountTests {
     @Test("a guest is warned before signing out, since a guest cannot sign back in")
     func guestSignOutWarning() throws {
         let app = try accountsHarness()
-        let guest = WebSession(port: app.port)
-        _ = try guest.get("/")
-        let request = Request(head: RequestHead(method: .get, target: "/", path: "/", query: nil, minorVersion: 1, headers: HTTPHeaders(), framing: .none, keepAlive: true, expectsContinue: false), route: HomeRoutes.home)
-        let (_, cookie) = try app.app.database.write { tx in
-            try Guests.create(tx, Guests.Details(displayName: "Guest Gus", avatar: "owl", timeZone: "UTC"), app: app.app, request: request)
-        }
-        guest.setCookie("kith_session", cookie.value)
+        let (guest, _) = try makeGuest(app, name: "Guest Gus")
         let home = try guest.get("/")
         #expect(home.text.contains("<a href=\"/signout\">Sign out</a>"), "no one-click sign-out for a guest")
         let confirm = try guest.get("/signout")
