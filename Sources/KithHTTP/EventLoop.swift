@@ -581,6 +581,7 @@ final class EventLoop: @unchecked Sendable {
             out.append(contentsOf: value.utf8)
             out.append(contentsOf: Self.crlf)
         }
+        out.append(contentsOf: response.preparedHeaders)
         for line in core.defaultHeaderLines where !response.headers.contains(line.name) {
             out.append(contentsOf: line.bytes)
         }

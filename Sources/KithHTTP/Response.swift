@@ -6,6 +6,10 @@ public struct Response: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: Body
+    /// Header lines serialized ahead of time (`Name: value\r\n`…), written
+    /// after `headers`. For responses the engine builds once and sends many
+    /// times — static assets — so a request does not rebuild them.
+    public var preparedHeaders: [UInt8] = []
 
     public enum Body: Sendable {
         case bytes([UInt8])

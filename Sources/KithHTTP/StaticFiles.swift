@@ -13,7 +13,26 @@ public final class StaticFiles: Sendable {
         public let contentType: String
         public let etag: String
         public let bytes: [UInt8]
+        /// The header lines of a full response, under each caching rule.
+        let immutableHeaders: [UInt8]
+        let revalidatedHeaders: [UInt8]
+
+        init(name: String, hashedName: String, contentType: String, etag: String, bytes: [UInt8]) {
+            self.name = name
+            self.hashedName = hashedName
+            self.contentType = contentType
+            self.etag = etag
+            self.bytes = bytes
+            func lines(_ cacheControl: String) -> [UInt8] {
+                Array("Content-Type: \(contentType)\r\nCache-Control: \(cacheControl)\r\nETag: \(etag)\r\nAccept-Ranges: bytes\r\n".utf8)
+            }
+            immutableHeaders = lines(StaticFiles.immutable)
+            revalidatedHeaders = lines(StaticFiles.revalidated)
+        }
     }
+
+    static let immutable = "public, max-age=31536000, immutable"
+    static let revalidated = "public, no-cache"
 
     private let byHashedName: [String: Asset]
     private let byName: [String: Asset]
@@ -64,9 +83,16 @@ public final class StaticFiles: Sendable {
         } else {
             return nil
         }
+        // The common case — the whole file, no conditions — uses the header
+        // lines built when the asset was loaded.
+        if head.headers["Range"] == nil && head.headers["If-None-Match"] == nil {
+            var response = Response(status: .ok, body: .bytes(asset.bytes))
+            response.preparedHeaders = immutable ? asset.immutableHeaders : asset.revalidatedHeaders
+            return response
+        }
         var headers = HTTPHeaders()
         headers.add("Content-Type", asset.contentType)
-        headers.add("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "public, no-cache")
+        headers.add("Cache-Control", immutable ? Self.immutable : Self.revalidated)
         headers.add("ETag", asset.etag)
         headers.add("Accept-Ranges", "bytes")
         if let candidates = head.headers["If-None-Match"], ETag.matches(candidates, asset.etag) {
