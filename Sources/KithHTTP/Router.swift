@@ -189,7 +189,6 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     /// The entry that answers a GET (or HEAD) no route matches; see `fallback`.
     private var fallbackIndex: Int?
     private var handlers: [Route: Handler] = [:]
-    private var sealed = false
     private let makeContext: @Sendable (Request) throws -> Context
     private let finish: @Sendable (Context, inout Response) -> Void
 
@@ -208,7 +207,6 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     /// Registration happens before the server starts; afterwards the table is
     /// read-only, which is why the class may be shared across threads.
     public func on(_ route: Route, _ handler: @escaping Handler) {
-        precondition(!sealed, "routes are registered before the server starts")
         precondition(!entries.contains { $0.route == route }, "route registered twice: \(route)")
         entries.append(Entry(route: route, handler: handler))
         handlers[route] = handler
@@ -225,7 +223,6 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
 
     public var routes: [Route] { entries.map(\.route) }
 
-    func seal() { sealed = true }
 
     public func decide(method: HTTPMethod, path: String) -> RouteDecision {
         guard let segments = Self.segments(of: path) else { return .badPath }

@@ -79,6 +79,27 @@ public enum JoinPreviewPage {
     }
 }
 
+/// After pressing join when joining changed nothing.
+public enum JoinOutcomePage {
+    public static func alreadyMember(context: PageContext, open link: String) -> HTML {
+        Layout.page(
+            title: "Already in", context: context,
+            main: """
+                <section class="container container--narrow stack"><h1>You're already in</h1>
+                <p>\(Button.link("Open it", href: link))</p></section>
+                """)
+    }
+
+    public static func refused(context: PageContext, message: String) -> HTML {
+        Layout.page(
+            title: "Can't join", context: context,
+            main: """
+                <section class="container container--narrow stack"><h1>That link can't be used</h1>
+                <p>\(message)</p></section>
+                """)
+    }
+}
+
 /// Unknown and retired codes get the same answer: nothing here tells a
 /// guesser which codes ever existed.
 public enum JoinUnknownPage {

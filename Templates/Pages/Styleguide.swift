@@ -23,6 +23,20 @@ public enum Styleguide {
                 """)
     }
 
+    /// The live-update demonstration: a fragment showing how many pings this
+    /// server has seen, and a button that pings every open styleguide.
+    public static func liveDemo(count: Int, fragmentURL: String, pingAction: String, csrfToken: String) -> HTML {
+        """
+        <section id="styleguide-pings" class="card"\(attribute: "data-fragment", fragmentURL) aria-live="polite">
+        <p>Pings seen live: <strong>\(count)</strong></p>
+        <form method="post"\(attribute: "action", pingAction) data-enhance data-target="styleguide-pings">
+        \(Layout.csrfField(csrfToken))
+        <button class="button" type="submit">Ping every open styleguide</button>
+        </form>
+        </section>
+        """
+    }
+
     /// A colour token as the stylesheet declares it in each theme, so the
     /// page can print it and a test can hold the stylesheet to it.
     struct Swatch: Sendable {

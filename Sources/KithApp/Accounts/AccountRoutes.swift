@@ -47,7 +47,7 @@ enum AccountRoutes {
             let live = context.app.live
             try context.app.database.write { tx in
                 try AccountStore.deleteSessions(tx, userID: user.id)
-                tx.afterCommit { live.closeStreams(viewerKey: "user:\(user.id)") }
+                tx.afterCommit { live.closeStreams(viewerKey: RequestContext.viewerKey(for: user.id)) }
             }
             context.setCookie(context.app.sessions.cleared())
             return .redirect(to: HomeRoutes.home.path())
@@ -161,8 +161,12 @@ enum AccountRoutes {
             let (count, oldest) = try app.database.read { try AccountStore.failures($0, scope: scope, since: now - failureWindow) }
             if count >= limit, let oldest { longest = max(longest, oldest + failureWindow - now) }
         }
-        guard longest > 0 else { return nil }
-        let minutes = (longest + 59) / 60
+        return longest > 0 ? waitInWords(seconds: longest) : nil
+    }
+
+    /// "a minute", "15 minutes": how long a throttled person waits, rounded up.
+    static func waitInWords(seconds: Int64) -> String {
+        let minutes = (seconds + 59) / 60
         return minutes <= 1 ? "a minute" : "\(minutes) minutes"
     }
 

@@ -246,7 +246,7 @@ enum RecoveryRoutes {
 
         try app.database.write { tx in
             try AccountDeletion.delete(tx, user: user, purges: purges)
-            tx.afterCommit { app.live.closeStreams(viewerKey: "user:\(user.id)") }
+            tx.afterCommit { app.live.closeStreams(viewerKey: RequestContext.viewerKey(for: user.id)) }
         }
         context.setCookie(app.sessions.cleared())
         return .redirect(to: goodbye.path())

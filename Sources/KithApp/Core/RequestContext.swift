@@ -44,7 +44,10 @@ public struct RequestContext: Sendable {
     ]
 
     /// Whose streams count together against the per-viewer cap.
-    public var viewerKey: String? { user.map { "user:\($0.id)" } }
+    public var viewerKey: String? { user.map { Self.viewerKey(for: $0.id) } }
+
+    /// One person's streams, whichever tab or device they are on.
+    public static func viewerKey(for userID: Int64) -> String { "user:\(userID)" }
 
     /// The signed-in person, or a redirect to sign in that comes back here.
     public func requireUser() throws -> User {

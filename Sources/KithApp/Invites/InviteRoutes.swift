@@ -111,17 +111,11 @@ enum InviteRoutes {
         case .joined(let redirect):
             return .redirect(to: redirect)
         case .alreadyMember(let redirect, let message):
-            var page = context.pageContext(flash: [Flash(.notice, message)])
-            page.head = HTML()
             return context.app.page(
-                Layout.page(
-                    title: "Already in", context: page,
-                    main: "<section class=\"container container--narrow stack\"><h1>You're already in</h1><p>\(Button.link("Open it", href: redirect))</p></section>"))
+                JoinOutcomePage.alreadyMember(context: context.pageContext(flash: [Flash(.notice, message)]), open: redirect))
         case .refused(let message):
             return context.app.page(
-                Layout.page(
-                    title: "Can't join", context: context.pageContext(flash: [Flash(.error, message)]),
-                    main: "<section class=\"container container--narrow stack\"><h1>That link can't be used</h1><p>\(message)</p></section>"),
+                JoinOutcomePage.refused(context: context.pageContext(flash: [Flash(.error, message)]), message: message),
                 status: .conflict)
         }
     }
@@ -164,8 +158,7 @@ enum InviteRoutes {
             try InviteStore.failures($0, address: context.request.remoteAddress, since: now - failureWindow)
         }
         guard count >= failuresPerAddress, let oldest else { return nil }
-        let minutes = max(1, (oldest + failureWindow - now + 59) / 60)
-        return minutes == 1 ? "a minute" : "\(minutes) minutes"
+        return AccountRoutes.waitInWords(seconds: oldest + failureWindow - now)
     }
 
     static func recordFailure(_ context: RequestContext) throws {

@@ -31,14 +31,7 @@ enum DevelopmentRoutes {
     }
 
     static func counter(csrf: String) -> HTML {
-        """
-        <section id="styleguide-pings" class="card" data-fragment="\(pings.path())" aria-live="polite">
-        <p>Pings seen live: <strong>\(count.load(ordering: .relaxed))</strong></p>
-        <form method="post" action="\(ping.path())" data-enhance data-target="styleguide-pings">
-        \(Layout.csrfField(csrf))
-        <button class="button" type="submit">Ping every open styleguide</button>
-        </form>
-        </section>
-        """
+        Styleguide.liveDemo(
+            count: count.load(ordering: .relaxed), fragmentURL: pings.path(), pingAction: ping.path(), csrfToken: csrf)
     }
 }
