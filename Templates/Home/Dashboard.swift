@@ -3,9 +3,12 @@ public enum Dashboard {
     public struct Model: Sendable {
         public var displayName: String
         public var isGuest: Bool
-        public init(displayName: String, isGuest: Bool) {
+        /// One per feature, in the order features registered them.
+        public var sections: [HTML]
+        public init(displayName: String, isGuest: Bool, sections: [HTML] = []) {
             self.displayName = displayName
             self.isGuest = isGuest
+            self.sections = sections
         }
     }
 
@@ -31,13 +34,8 @@ public enum Dashboard {
                 <input class="field__input" id="join-code" name="code" maxlength="400" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. K7M2QX">
                 \(Button.secondary("Join"))
                 </form>
-                <div class="grid">
-                <section class="stack" aria-labelledby="occasions-heading"><h2 id="occasions-heading">Occasions</h2>
-                \(EmptyState.render(title: "No occasions yet", message: "Celebrations you host or join will appear here.", headingLevel: 3))</section>
-                <section class="stack" aria-labelledby="games-heading"><h2 id="games-heading">Plate games</h2>
-                \(EmptyState.render(title: "No games yet", message: "Road-trip games you play will appear here.", headingLevel: 3))</section>
-                <section class="stack" aria-labelledby="tallies-heading"><h2 id="tallies-heading">Tallies</h2>
-                \(EmptyState.render(title: "No tallies yet", message: "Counters you keep with friends will appear here.", headingLevel: 3))</section>
+                <div class="grid dashboard-sections">
+                \(model.sections)
                 </div>
                 </section>
                 """)

@@ -16,6 +16,10 @@ public struct PageContext: Sendable {
     public var csrfToken: String?
     /// Extra `<head>` elements: link-preview tags for invite pages.
     public var head: HTML = HTML()
+    /// A feature's own stylesheets and module scripts (files in `Public/`),
+    /// linked after the shared ones on the pages that need them.
+    public var stylesheets: [String] = []
+    public var scripts: [String] = []
 
     public init(
         assetURL: @escaping @Sendable (String) -> String, flash: [Flash] = [], viewer: Viewer? = nil,
@@ -100,7 +104,7 @@ public enum Layout {
             <link rel="icon" href="\(context.assetURL("icons/kith.svg"))" type="image/svg+xml">
             <link rel="apple-touch-icon" href="\(context.assetURL("icons/kith-180.png"))">
             <link rel="stylesheet" href="\(context.assetURL("css/app.css"))">
-            \(context.head)\(live)<script type="module" src="\(context.assetURL("js/app.js"))"></script>
+            \(featureAssets(context))\(context.head)\(live)<script type="module" src="\(context.assetURL("js/app.js"))"></script>
             </head>
             <body>
             <a class="skip-link" href="#main">Skip to content</a>
@@ -119,6 +123,12 @@ public enum Layout {
             </html>
 
             """
+    }
+
+    static func featureAssets(_ context: PageContext) -> HTML {
+        let styles = context.stylesheets.map { "<link rel=\"stylesheet\" href=\"\(context.assetURL($0))\">\n" as HTML }
+        let scripts = context.scripts.map { "<script type=\"module\" src=\"\(context.assetURL($0))\"></script>\n" as HTML }
+        return "\(styles)\(scripts)"
     }
 
     static func navigation(_ context: PageContext) -> HTML {

@@ -25,6 +25,8 @@ public final class KithApp: HTTPResponder {
     /// What deleting an account means to each feature: every feature that
     /// keeps rows about a person registers a hook here.
     let purges = AccountPurge()
+    /// The signed-in home page, a section per feature.
+    public let dashboard = DashboardSections()
     /// Argon2id with a cap on concurrent hashes, shared by every request.
     let passwords: PasswordHasher
     let sessions: Sessions

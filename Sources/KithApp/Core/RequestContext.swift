@@ -80,8 +80,15 @@ public struct RequestContext: Sendable {
         return page
     }
 
-    /// Renders a full page in the standard frame.
-    public func page(title: String, main: HTML, status: HTTPStatus = .ok, flash: [Flash] = [], topics: [String] = []) -> Response {
-        app.page(Layout.page(title: title, context: pageContext(flash: flash, topics: topics), main: main), status: status)
+    /// Renders a full page in the standard frame, with a feature's own
+    /// stylesheets and scripts when it has them.
+    public func page(
+        title: String, main: HTML, status: HTTPStatus = .ok, flash: [Flash] = [], topics: [String] = [],
+        stylesheets: [String] = [], scripts: [String] = []
+    ) -> Response {
+        var frame = pageContext(flash: flash, topics: topics)
+        frame.stylesheets = stylesheets
+        frame.scripts = scripts
+        return app.page(Layout.page(title: title, context: frame, main: main), status: status)
     }
 }

@@ -2,7 +2,7 @@ import KithHTTP
 import KithTemplates
 
 /// The front page: the landing page for visitors, the dashboard for people
-/// signed in.
+/// signed in, made of the sections features registered.
 enum HomeRoutes {
     static let home = Route(.get, "/")
 
@@ -11,8 +11,10 @@ enum HomeRoutes {
             guard let user = context.user else {
                 return context.app.page(Landing.render(context: context.pageContext()))
             }
-            let model = Dashboard.Model(displayName: user.displayName, isGuest: user.isGuest)
-            return context.app.page(Dashboard.render(context: context.pageContext(), model: model))
+            let sections = try context.app.dashboard.render(for: user, context: context)
+            let model = Dashboard.Model(displayName: user.displayName, isGuest: user.isGuest, sections: sections)
+            let topics = context.app.dashboard.topics(for: user)
+            return context.app.page(Dashboard.render(context: context.pageContext(topics: topics), model: model))
         }
     }
 }
