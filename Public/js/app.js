@@ -38,9 +38,30 @@ function parse(html) {
   return new DOMParser().parseFromString(html, "text/html");
 }
 
+// Someone typing inside a fragment keeps what they typed: the refresh waits
+// until focus leaves the fragment.
+function isTypingIn(element) {
+  const active = document.activeElement;
+  return active && element.contains(active) && active.matches("input:not([type=hidden]), textarea, select");
+}
+
 async function refreshFragment(element) {
   const url = element.dataset.fragment;
   if (!url) return;
+  if (isTypingIn(element)) {
+    if (!element.dataset.refreshPending) {
+      element.dataset.refreshPending = "1";
+      element.addEventListener("focusout", function later() {
+        setTimeout(() => {
+          if (isTypingIn(element)) return;
+          element.removeEventListener("focusout", later);
+          delete element.dataset.refreshPending;
+          refreshFragment(element);
+        }, 0);
+      });
+    }
+    return;
+  }
   const response = await fetch(url, {
     credentials: "same-origin",
     headers: { "X-Kith-Fragment": "1" },
@@ -197,6 +218,11 @@ function openLive() {
     window.location.reload();
   });
   source.addEventListener("evicted", () => closeLive());
+  // Removed from what the page shows: reload, and the server says why.
+  source.addEventListener("revoked", () => {
+    closeLive();
+    window.location.reload();
+  });
 }
 
 function closeLive() {

@@ -210,6 +210,21 @@ public final class LiveHub: Sendable {
         for subscriber in streams { subscriber.sink.close() }
     }
 
+    /// Ends the viewer's streams that follow `topic`: someone removed from
+    /// an occasion or a game stops hearing about it at once. The page's
+    /// script reconnects, and the topic's rule now refuses them.
+    public func closeStreams(viewerKey: String, topic: String) {
+        let streams = state.withLock { state -> [Subscriber] in
+            let list = (state.viewers[viewerKey] ?? []).filter { $0.topics.contains(topic) }
+            for subscriber in list { Self.remove(subscriber, from: &state) }
+            return list
+        }
+        for subscriber in streams {
+            subscriber.sink.write(ServerSentEvent(event: "revoked", data: "no longer a member").bytes)
+            subscriber.sink.close()
+        }
+    }
+
     // MARK: Heartbeats, lifetimes, shutdown
 
     /// Starts the thread that sends heartbeats, ends old streams and forgets idle topics.

@@ -1,0 +1,391 @@
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// The host panel and everything only the host does. Every route loads the
+/// scope (404 for outsiders) and then asks `canManage` (403 for members).
+enum HostRoutes {
+    static let panel = Route(.get, "/occasions/:occasion/host")
+    static let addChallenge = Route(.post, "/occasions/:occasion/host/challenges")
+    static let editChallenge = Route(.get, "/occasions/:occasion/host/challenges/:challenge")
+    static let updateChallenge = Route(.post, "/occasions/:occasion/host/challenges/:challenge")
+    static let deleteChallenge = Route(.post, "/occasions/:occasion/host/challenges/:challenge/delete")
+    static let forceComplete = Route(.post, "/occasions/:occasion/host/challenges/:challenge/complete")
+    static let darePoints = Route(.post, "/occasions/:occasion/host/challenges/:challenge/points")
+    static let dareBounds = Route(.post, "/occasions/:occasion/host/dare-bounds")
+    static let price = Route(.post, "/occasions/:occasion/host/gifts/:gift/price")
+    static let deleteGift = Route(.post, "/occasions/:occasion/host/gifts/:gift/delete")
+    static let forceUnlock = Route(.post, "/occasions/:occasion/host/gifts/:gift/unlock")
+    static let adjust = Route(.post, "/occasions/:occasion/host/points")
+    static let finale = Route(.post, "/occasions/:occasion/host/finale")
+    static let close = Route(.post, "/occasions/:occasion/host/close")
+    static let reopen = Route(.post, "/occasions/:occasion/host/reopen")
+    static let handOver = Route(.post, "/occasions/:occasion/host/handover")
+    static let remove = Route(.post, "/occasions/:occasion/host/members/:member/remove")
+    static let rotate = Route(.post, "/occasions/:occasion/host/invites/:invite/rotate")
+
+    static func register(on app: KithApp) {
+        app.on(panel) { context in try render(context) }
+        app.on(addChallenge) { context in try addChallenge(context) }
+        app.on(editChallenge) { context in try editChallengePage(context, form: nil) }
+        app.on(updateChallenge) { context in try updateChallenge(context) }
+        app.on(deleteChallenge) { context in try deleteChallenge(context) }
+        app.on(forceComplete) { context in try forceComplete(context) }
+        app.on(darePoints) { context in try darePoints(context) }
+        app.on(dareBounds) { context in try dareBounds(context) }
+        app.on(price) { context in try price(context) }
+        app.on(deleteGift) { context in try deleteGift(context) }
+        app.on(forceUnlock) { context in try forceUnlock(context) }
+        app.on(adjust) { context in try adjust(context) }
+        app.on(finale) { context in try callFinale(context) }
+        app.on(close) { context in try setOpen(context, false) }
+        app.on(reopen) { context in try setOpen(context, true) }
+        app.on(handOver) { context in try handOver(context) }
+        app.on(remove) { context in try remove(context) }
+        app.on(rotate) { context in try rotate(context) }
+    }
+
+    /// The scope, for the host only.
+    static func host(_ context: RequestContext) throws -> OccasionScope {
+        let scope = try context.load(OccasionScope.self, parameter: "occasion")
+        try scope.require(\.canManage, "Only the host can do that.")
+        return scope
+    }
+
+    /// Runs a host action in one write transaction, tells open pages, and
+    /// returns to the panel (or `back`).
+    static func act(
+        _ context: RequestContext, open: Bool = false, back: String? = nil, notice: String = "saved",
+        _ change: (Transaction, OccasionScope) throws -> Void
+    ) throws -> Response {
+        let scope = try host(context)
+        if open { try scope.requireOpen() }
+        let app = context.app
+        try app.database.write { tx in
+            try change(tx, scope)
+            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+        }
+        return OccasionActions.redirect(back ?? panel.path(scope.id), notice: notice)
+    }
+
+    // MARK: The panel
+
+    struct Forms {
+        var challenge = FormState()
+        var points = FormState()
+        var bounds = FormState()
+    }
+
+    static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
+        _ = try host(context)
+        let app = context.app
+        let zone = context.user?.timeZone ?? "UTC"
+        let (scope, frame, model) = try OccasionPages.prepare(context) { db, scope -> HostPanel.Model in
+            let members = try OccasionStore.members(db, occasionID: scope.id)
+            let names = Dictionary(members.map { ($0.userID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+            let economy = try OccasionStore.economy(db, occasionID: scope.id)
+            let invites = try [(OccasionRoutes.contributorInvite, "Contributor link"), (OccasionRoutes.celebrantInvite, "Celebrant link")]
+                .compactMap { kind, title -> HostPanel.InviteLink? in
+                    guard let code = try app.invites.code(db, kind: kind, targetID: scope.id) else { return nil }
+                    let link = app.baseURL + InviteRoutes.preview.path(code)
+                    return HostPanel.InviteLink(
+                        title: title, link: link, qrCode: QRCode.svg(for: link, label: "QR code for the \(title.lowercased())"),
+                        rotateAction: rotate.path(scope.id, kind))
+                }
+            let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
+                HostPanel.GiftRow(
+                    id: gift.id, giverName: names[gift.authorID] ?? "Someone", kindLabel: gift.kind.label,
+                    stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
+                    content: Markdown.render(gift.body), cost: gift.cost.map(String.init) ?? "", position: String(gift.position),
+                    priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
+                    unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,
+                    deleteAction: deleteGift.path(scope.id, gift.id))
+            }
+            func row(_ challenge: Challenge) -> HostPanel.ChallengeRow {
+                let author = challenge.authorID.flatMap { names[$0] }
+                let detail =
+                    challenge.kind == .dare
+                    ? "Dare by \(author ?? "someone") · \(challenge.discoveredAt == nil ? "sealed" : "found")"
+                    : "\(challenge.difficulty.label) · \(challenge.category.label)\(challenge.optionB.map { " · or \($0)" } ?? "")"
+                let open = scope.occasion.isOpen && !challenge.isCompleted
+                return HostPanel.ChallengeRow(
+                    id: challenge.id, title: challenge.title, detail: detail, points: challenge.points, isCompleted: challenge.isCompleted,
+                    url: OccasionRoutes.challenge.path(scope.id, challenge.id),
+                    editURL: challenge.kind == .challenge && !challenge.isCompleted ? editChallenge.path(scope.id, challenge.id) : nil,
+                    completeAction: open ? forceComplete.path(scope.id, challenge.id) : nil,
+                    pointsAction: challenge.kind == .dare && !challenge.isCompleted ? darePoints.path(scope.id, challenge.id) : nil)
+            }
+            let adjustments = try OccasionStore.adjustments(db, occasionID: scope.id).map { entry in
+                HostPanel.Line(
+                    text: "\(entry.delta > 0 ? "+" : "")\(entry.delta) · \(entry.reason)",
+                    detail: "\(entry.actorName ?? "A former member"), \(LocalTime.format(entry.at, zone: zone).human)")
+            }
+            let reports = try OccasionStore.reports(db, occasionID: scope.id).map { report in
+                HostPanel.Line(
+                    text: "\(report.subjectKind == "gift" ? "Gift" : "Challenge"): \(report.subjectTitle ?? "(removed)")",
+                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(LocalTime.format(report.at, zone: zone).human)")
+            }
+            return HostPanel.Model(
+                celebrantJoined: members.contains { $0.role == .celebrant }, invites: invites,
+                challengePoints: economy.challengePoints, darePoints: economy.darePoints, giftCosts: economy.giftCosts,
+                unpricedGifts: economy.unpricedGifts, gifts: gifts,
+                challenges: try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge).map(row),
+                dares: try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).map(row),
+                dareMin: scope.occasion.dareMinPoints, dareMax: scope.occasion.dareMaxPoints, adjustments: adjustments, reports: reports,
+                people: OccasionPages.persons(members, scope: scope, app: app, zone: zone),
+                successors: members.filter { $0.role == .contributor }.map { (String($0.userID), $0.displayName) },
+                finaleOpen: scope.occasion.finaleAt != nil, isOpen: scope.occasion.isOpen,
+                challengeForm: forms.challenge, pointsForm: forms.points, boundsForm: forms.bounds)
+        }
+        return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
+    }
+
+    // MARK: Challenges
+
+    static func readChallenge(_ form: FormData) -> (OccasionStore.ChallengeFields?, FormState) {
+        var reader = FormReader(form)
+        let title = reader.line("title", label: "the challenge", max: 120, required: "Write the challenge.")
+        let description = reader.text("description", label: "the details", max: 4000)
+        let optionB = reader.line("option_b", label: "option B", max: 120)
+        let points = reader.integer("points", label: "the points", range: 1...1000)
+        let difficulty = reader.choice("difficulty", ChallengeDifficulty.self, message: "Choose easy, medium or hard.")
+        let category = reader.choice("category", ChallengeCategory.self, message: "Choose a category.")
+        guard reader.isValid, let title, let points, let difficulty, let category else { return (nil, reader.state) }
+        return (.init(title: title, description: description, optionB: optionB, points: points, difficulty: difficulty, category: category), reader.state)
+    }
+
+    static func addChallenge(_ context: RequestContext) throws -> Response {
+        _ = try host(context)
+        let (fields, state) = readChallenge(context.request.form)
+        guard let fields else { return try render(context, forms: Forms(challenge: state), status: .unprocessableContent) }
+        return try act(context) { tx, scope in
+            _ = try OccasionStore.addChallenge(tx, occasionID: scope.id, fields, now: context.app.now)
+        }
+    }
+
+    static func challenge(_ context: RequestContext, _ scope: OccasionScope) throws -> Challenge {
+        let id = try context.request.parameter("challenge", as: Int64.self)
+        guard let challenge = try context.app.database.read({ try OccasionStore.challenge($0, occasionID: scope.id, id: id) })
+        else { throw HTTPError.notFound() }
+        return challenge
+    }
+
+    static func editChallengePage(_ context: RequestContext, form: FormState?, status: HTTPStatus = .ok) throws -> Response {
+        let scope = try host(context)
+        let challenge = try challenge(context, scope)
+        guard challenge.kind == .challenge else { throw HTTPError.notFound() }
+        guard !challenge.isCompleted else {
+            throw HTTPError(.conflict, "That challenge is done, so it stays as it was completed.")
+        }
+        let state =
+            form
+            ?? FormState(values: [
+                "title": challenge.title, "description": challenge.description, "option_b": challenge.optionB ?? "",
+                "points": String(challenge.points), "difficulty": challenge.difficulty.rawValue, "category": challenge.category.rawValue,
+            ])
+        let frame = OccasionRoutes.frame(context, scope)
+        return context.app.page(
+            OccasionForms.editChallenge(
+                context: frame, header: OccasionRoutes.header(scope), form: state, action: updateChallenge.path(scope.id, challenge.id),
+                deleteAction: deleteChallenge.path(scope.id, challenge.id)),
+            status: status)
+    }
+
+    static func updateChallenge(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try challenge(context, scope)
+        let (fields, state) = readChallenge(context.request.form)
+        guard let fields else { return try editChallengePage(context, form: state, status: .unprocessableContent) }
+        return try act(context) { tx, scope in
+            guard try OccasionStore.updateChallenge(tx, occasionID: scope.id, id: target.id, fields) else {
+                throw HTTPError(.conflict, "That challenge was completed meanwhile, so it stays as it was completed.")
+            }
+        }
+    }
+
+    static func deleteChallenge(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try challenge(context, scope)
+        return try act(context) { tx, scope in
+            guard try OccasionStore.deleteChallenge(tx, occasionID: scope.id, id: target.id) else {
+                throw HTTPError(.conflict, "Only a host challenge that isn't done yet can be deleted.")
+            }
+        }
+    }
+
+    static func forceComplete(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try challenge(context, scope)
+        return try act(context, open: true, notice: "completed") { tx, scope in
+            _ = try OccasionStore.complete(
+                tx, occasionID: scope.id, challengeID: target.id, proof: .init(option: nil, kind: "host", text: nil), byHost: true,
+                now: context.app.now)
+        }
+    }
+
+    static func darePoints(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try challenge(context, scope)
+        guard target.kind == .dare else { throw HTTPError.notFound() }
+        var reader = FormReader(context.request.form)
+        guard let points = reader.integer("points", label: "the points", range: scope.occasion.dareMinPoints...scope.occasion.dareMaxPoints)
+        else { throw HTTPError(.unprocessableContent, reader.state.errors["points"] ?? "Enter the points.") }
+        return try act(context) { tx, scope in
+            guard try OccasionStore.setDarePoints(tx, occasionID: scope.id, id: target.id, points: points) else {
+                throw HTTPError(.conflict, "That dare is done, so its points stay as they were.")
+            }
+        }
+    }
+
+    static func dareBounds(_ context: RequestContext) throws -> Response {
+        _ = try host(context)
+        var reader = FormReader(context.request.form)
+        let low = reader.integer("min", label: "the fewest points", range: 1...1000)
+        let high = reader.integer("max", label: "the most points", range: 1...1000)
+        if let low, let high, high < low { reader.fail("max", "The most must be at least the fewest (\(low)).") }
+        guard reader.isValid, let low, let high else {
+            return try render(context, forms: Forms(bounds: reader.state), status: .unprocessableContent)
+        }
+        return try act(context) { tx, scope in try OccasionStore.setDareBounds(tx, occasionID: scope.id, min: low, max: high) }
+    }
+
+    // MARK: Gifts
+
+    static func gift(_ context: RequestContext, _ scope: OccasionScope) throws -> Gift {
+        let id = try context.request.parameter("gift", as: Int64.self)
+        // A draft is its author's alone: to the host it does not exist.
+        guard let gift = try context.app.database.read({ try OccasionStore.gift($0, occasionID: scope.id, id: id) }), gift.state != .draft
+        else { throw HTTPError.notFound() }
+        return gift
+    }
+
+    static func price(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try gift(context, scope)
+        var reader = FormReader(context.request.form)
+        let cost = reader.integer("cost", label: "the cost", range: 1...100_000)
+        let position = (context.request.form["position"] ?? "").isEmpty ? target.position : reader.integer("position", label: "the order", range: 0...1000)
+        guard reader.isValid, let cost, let position else {
+            throw HTTPError(.unprocessableContent, reader.state.errors.values.sorted().first ?? "Check the price.")
+        }
+        return try act(context) { tx, scope in
+            guard try OccasionStore.price(tx, occasionID: scope.id, giftID: target.id, cost: cost, position: position) else {
+                throw HTTPError(.conflict, "That gift is already unlocked, so its price stays.")
+            }
+            if target.state == .submitted {
+                let giver = try OccasionStore.membership(tx, occasionID: scope.id, userID: target.authorID)?.displayName ?? "someone"
+                try OccasionNews.tell(
+                    tx, context.app, kind: OccasionNews.onOffer, scope: scope, subject: giver, roles: [.celebrant],
+                    link: OccasionRoutes.gifts.path(scope.id))
+            }
+        }
+    }
+
+    static func deleteGift(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try gift(context, scope)
+        return try act(context) { tx, scope in
+            _ = try OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id)
+        }
+    }
+
+    static func forceUnlock(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let target = try gift(context, scope)
+        return try act(context, open: true, notice: "unlocked") { tx, scope in
+            let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: target.id, byHost: true, now: context.app.now)
+            switch outcome {
+            case .unlocked: try OccasionActions.unlocked(tx, context.app, scope: scope, gift: target)
+            case .alreadyUnlocked: break
+            case .notOnOffer, .insufficient: throw HTTPError(.conflict, "Put the gift on offer (give it a price) before unlocking it.")
+            }
+        }
+    }
+
+    // MARK: Points, the finale, the occasion
+
+    static func adjust(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        try scope.requireOpen()
+        var reader = FormReader(context.request.form)
+        let delta = reader.integer("delta", label: "the points", range: -100_000...100_000)
+        if delta == 0 { reader.fail("delta", "Enter a number other than 0.") }
+        let reason = reader.line("reason", label: "the reason", max: 200, required: "Say why: it's kept in the history.")
+        guard reader.isValid, let delta, let reason else {
+            return try render(context, forms: Forms(points: reader.state), status: .unprocessableContent)
+        }
+        let app = context.app
+        let outcome = try app.database.write { tx in
+            let outcome = try OccasionStore.adjust(tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
+            if outcome == .adjusted { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
+            return outcome
+        }
+        if case .wouldGoNegative(let balance) = outcome {
+            var state = reader.state
+            state.errors["delta"] = "That would take the balance below zero: there are \(OccasionPage.points(balance)) to take from."
+            return try render(context, forms: Forms(points: state), status: .unprocessableContent)
+        }
+        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+    }
+
+    static func callFinale(_ context: RequestContext) throws -> Response {
+        try act(context, open: true, back: OccasionRoutes.timeline.path(try context.request.parameter("occasion", as: Int64.self))) { tx, scope in
+            if try OccasionStore.openFinaleIfDue(tx, occasionID: scope.id, force: true, now: context.app.now) {
+                try OccasionNews.tell(
+                    tx, context.app, kind: OccasionNews.finale, scope: scope, subject: "the finale", roles: [.contributor, .celebrant],
+                    link: OccasionRoutes.timeline.path(scope.id))
+            }
+        }
+    }
+
+    static func setOpen(_ context: RequestContext, _ open: Bool) throws -> Response {
+        try act(context) { tx, scope in try OccasionStore.setOpen(tx, occasionID: scope.id, open) }
+    }
+
+    static func handOver(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        guard let raw = context.request.form["user"], let newHost = Int64(raw) else {
+            throw HTTPError(.unprocessableContent, "Choose who should take over as host.")
+        }
+        let app = context.app
+        try app.database.write { tx in
+            // Both halves or neither: the throw rolls back the first.
+            guard try OccasionStore.handOver(tx, occasionID: scope.id, from: scope.viewer.userID, to: newHost) else {
+                throw HTTPError(.unprocessableContent, "Only a contributor in this occasion can take over as host.")
+            }
+            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+        }
+        return OccasionActions.redirect(OccasionRoutes.overview.path(scope.id), notice: "saved")
+    }
+
+    static func remove(_ context: RequestContext) throws -> Response {
+        let scope = try host(context)
+        let userID = try context.request.parameter("member", as: Int64.self)
+        guard userID != scope.viewer.userID else {
+            throw HTTPError(.conflict, "You can't remove yourself. Hand the host role to someone else first.")
+        }
+        let app = context.app
+        let removed = try app.database.write { tx in
+            let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
+            if removed {
+                OccasionRoutes.changed(tx, app, occasionID: scope.id)
+                let live = app.live
+                let topic = scope.topic
+                tx.afterCommit { live.closeStreams(viewerKey: RequestContext.viewerKey(for: userID), topic: topic) }
+            }
+            return removed
+        }
+        guard removed else { throw HTTPError.notFound() }
+        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+    }
+
+    static func rotate(_ context: RequestContext) throws -> Response {
+        let which = context.request.parameters["invite"] ?? ""
+        guard which == OccasionRoutes.contributorInvite || which == OccasionRoutes.celebrantInvite else {
+            throw HTTPError.notFound()
+        }
+        return try act(context) { tx, scope in
+            _ = try context.app.invites.rotate(tx, kind: which, targetID: scope.id, by: scope.viewer.userID, now: context.app.now)
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// What members do: the celebrant completes, discovers and unlocks;
+/// contributors write their dare and their gift; anyone reports. Each
+/// action loads the scope (404 for outsiders), asks the role, changes the
+/// database in one transaction, tells open pages, and redirects.
+enum OccasionActions {
+    /// Notices after a redirect, by key: nothing a URL carries is ever shown.
+    static let notices: [String: String] = [
+        "completed": "Done! The points are yours.",
+        "already": "That one was already done; its points were counted once.",
+        "unlocked": "Unlocked!",
+        "saved": "Saved.",
+        "sent": "Sent to the host. They'll price it and put it on offer.",
+        "withdrawn": "Back to draft: you can edit it again.",
+        "reported": "Thanks. Only the host sees reports.",
+        "filed": "Your dare is filed. Only you and the host can read it.",
+    ]
+
+    static func redirect(_ path: String, notice: String) -> Response {
+        .redirect(to: path + (path.contains("?") ? "&" : "?") + "notice=" + notice)
+    }
+
+    static func load(_ context: RequestContext) throws -> OccasionScope {
+        try context.load(OccasionScope.self, parameter: "occasion")
+    }
+
+    // MARK: The celebrant
+
+    static func complete(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        let challengeID = try context.request.parameter("challenge", as: Int64.self)
+        let app = context.app
+        guard let challenge = try app.database.read({ try OccasionStore.challenge($0, occasionID: scope.id, id: challengeID) }),
+            OccasionPages.canSee(challenge, scope)
+        else { throw HTTPError.notFound() }
+        try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can complete challenges. The host can mark one done from the host panel.")
+        try scope.requireOpen()
+        if challenge.isCompleted { return redirect(OccasionRoutes.challenge.path(scope.id, challengeID), notice: "already") }
+        var reader = FormReader(context.request.form)
+        var option: String? = nil
+        if challenge.optionB != nil {
+            option = reader.choice("option", ChosenOption.self, message: "Choose option A or option B.")?.rawValue
+        }
+        let proofKind = reader.choice("proof", ProofKind.self, message: "Choose how to prove it.")
+        let text = reader.text("proof_text", label: "your words", max: 2000)
+        if proofKind == .text && text.isEmpty { reader.fail("proof_text", "Write a few words, or choose “Just done”.") }
+        guard reader.isValid, let proofKind else {
+            return try OccasionPages.challenge(context, form: reader.state, status: .unprocessableContent)
+        }
+        let completed = try app.database.write { tx in
+            let done = try OccasionStore.complete(
+                tx, occasionID: scope.id, challengeID: challengeID,
+                proof: .init(option: option, kind: proofKind.rawValue, text: proofKind == .text ? text : nil), byHost: false, now: app.now)
+            if done { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
+            return done
+        }
+        return redirect(OccasionRoutes.challenge.path(scope.id, challengeID), notice: completed ? "completed" : "already")
+    }
+
+    enum ChosenOption: String { case a, b }
+    enum ProofKind: String { case done, text }
+
+    static func openClassified(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canPlay, "The classified files are for \(scope.occasion.celebrantName) to open.")
+        try scope.requireOpen()
+        let app = context.app
+        try app.database.write { tx in
+            if try OccasionStore.discoverDares(tx, occasionID: scope.id, now: app.now) > 0 {
+                OccasionRoutes.changed(tx, app, occasionID: scope.id)
+            }
+        }
+        return .redirect(to: OccasionRoutes.classified.path(scope.id))
+    }
+
+    static func unlock(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        let giftID = try context.request.parameter("gift", as: Int64.self)
+        let app = context.app
+        guard let gift = try app.database.read({ try OccasionStore.gift($0, occasionID: scope.id, id: giftID) }),
+            gift.isOffered || gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
+        else { throw HTTPError.notFound() }
+        try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can unlock gifts. The host can unlock one from the host panel.")
+        try scope.requireOpen()
+        let outcome = try app.database.write { tx in
+            let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: giftID, byHost: false, now: app.now)
+            if outcome == .unlocked { try unlocked(tx, app, scope: scope, gift: gift) }
+            return outcome
+        }
+        switch outcome {
+        case .unlocked, .alreadyUnlocked:
+            return redirect(OccasionRoutes.showGift.path(scope.id, giftID), notice: "unlocked")
+        case .notOnOffer:
+            throw HTTPError.notFound()
+        case .insufficient(let balance, let cost):
+            return try OccasionPages.gift(
+                context,
+                flash: [Flash(.error, "This gift costs \(OccasionPage.points(cost)) and you have \(OccasionPage.points(balance)). Complete a few more challenges first.")],
+                status: .conflict)
+        }
+    }
+
+    /// After an unlock, in its transaction: the giver hears of it, and the
+    /// finale opens if that was the last gift on offer.
+    static func unlocked(_ tx: Transaction, _ app: KithApp, scope: OccasionScope, gift: Gift) throws {
+        try OccasionNews.tell(
+            tx, app, kind: OccasionNews.unlocked, scope: scope, subject: gift.kind.label, recipients: [gift.authorID],
+            link: OccasionRoutes.timeline.path(scope.id))
+        if try OccasionStore.openFinaleIfDue(tx, occasionID: scope.id, force: false, now: app.now) {
+            try OccasionNews.tell(
+                tx, app, kind: OccasionNews.finale, scope: scope, subject: "the finale", roles: [.host, .contributor],
+                link: OccasionRoutes.timeline.path(scope.id))
+        }
+        OccasionRoutes.changed(tx, app, occasionID: scope.id)
+    }
+
+    // MARK: Contributors
+
+    static func saveDare(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canContribute, "The secret dares are written for you, not by you.")
+        try scope.requireOpen()
+        var reader = FormReader(context.request.form)
+        let title = reader.line("title", label: "the dare", max: 120, required: "Write the dare.")
+        let description = reader.text("description", label: "the briefing", max: 4000)
+        let points = reader.integer(
+            "points", label: "the points", range: scope.occasion.dareMinPoints...scope.occasion.dareMaxPoints)
+        guard reader.isValid, let title, let points else {
+            return try OccasionPages.dare(context, form: reader.state, status: .unprocessableContent)
+        }
+        let app = context.app
+        let saved = try app.database.write { tx in
+            let saved = try OccasionStore.saveDare(
+                tx, occasionID: scope.id, authorID: scope.viewer.userID, title: title, description: description, points: points,
+                now: app.now)
+            if saved { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
+            return saved
+        }
+        guard saved else {
+            throw HTTPError(.conflict, "\(scope.occasion.celebrantName) has already found your dare, so it can't change now.")
+        }
+        return redirect(OccasionRoutes.dare.path(scope.id), notice: "filed")
+    }
+
+    static func saveGift(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canContribute, "Gifts are made for you, not by you.")
+        try scope.requireOpen()
+        var reader = FormReader(context.request.form)
+        let body = reader.text("body", label: "your letter", max: 20000, required: "Write your letter first.")
+        guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }
+        let app = context.app
+        let saved = try app.database.write { tx in
+            try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: body, now: app.now)
+        }
+        guard saved else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
+        return redirect(OccasionRoutes.gift.path(scope.id), notice: "saved")
+    }
+
+    static func submitGift(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canContribute, "Gifts are made for you, not by you.")
+        try scope.requireOpen()
+        let app = context.app
+        let sent = try app.database.write { tx in
+            guard try OccasionStore.submit(tx, occasionID: scope.id, authorID: scope.viewer.userID, now: app.now) else { return false }
+            try OccasionNews.tell(
+                tx, app, kind: OccasionNews.giftSent, scope: scope, subject: "a gift", roles: [.host], link: HostRoutes.panel.path(scope.id))
+            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+            return true
+        }
+        guard sent else {
+            return try OccasionPages.ownGift(
+                context, form: nil, status: .conflict, flash: [Flash(.error, "There's no draft with words in it to send. Save your letter first.")])
+        }
+        return redirect(OccasionRoutes.gift.path(scope.id), notice: "sent")
+    }
+
+    static func withdrawGift(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canContribute, "Gifts are made for you, not by you.")
+        try scope.requireOpen()
+        let app = context.app
+        let withdrawn = try app.database.write { tx in
+            let done = try OccasionStore.withdraw(tx, occasionID: scope.id, authorID: scope.viewer.userID)
+            if done { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
+            return done
+        }
+        guard withdrawn else { throw HTTPError(.conflict, "The host has already put your gift on offer, so it stays as it is.") }
+        return redirect(OccasionRoutes.gift.path(scope.id), notice: "withdrawn")
+    }
+
+    // MARK: Reports
+
+    /// Any member may report what they can see: a challenge (or found dare)
+    /// or a gift. Reports are for the host's eyes only.
+    static func report(_ context: RequestContext) throws -> Response {
+        let scope = try load(context)
+        try scope.require(\.canReport, "You can't report here.")
+        let app = context.app
+        let query = context.request.query
+        let subject: (kind: String, id: Int64, title: String, back: String)
+        if let raw = query["challenge"], let id = Int64(raw) {
+            guard let challenge = try app.database.read({ try OccasionStore.challenge($0, occasionID: scope.id, id: id) }),
+                OccasionPages.canSee(challenge, scope)
+            else { throw HTTPError.notFound() }
+            subject = ("challenge", id, challenge.title, OccasionRoutes.challenge.path(scope.id, id))
+        } else if let raw = query["gift"], let id = Int64(raw) {
+            guard let gift = try app.database.read({ try OccasionStore.gift($0, occasionID: scope.id, id: id) }),
+                gift.isOffered || gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
+            else { throw HTTPError.notFound() }
+            subject = ("gift", id, "a gift", OccasionRoutes.showGift.path(scope.id, id))
+        } else {
+            throw HTTPError(.badRequest, "Say what you're reporting: open the challenge or gift and use its report button.")
+        }
+        var reader = FormReader(context.request.form)
+        let reason = reader.text("reason", label: "the reason", max: 500)
+        guard reader.isValid else { throw HTTPError(.unprocessableContent, reader.state.errors["reason"] ?? "Please check the reason.") }
+        try app.database.write { tx in
+            try OccasionStore.report(
+                tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
+                now: app.now)
+            try OccasionNews.tell(
+                tx, app, kind: OccasionNews.report, scope: scope, subject: subject.title, roles: [.host], link: HostRoutes.panel.path(scope.id))
+            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+        }
+        return redirect(subject.back, notice: "reported")
+    }
+}

@@ -1,0 +1,319 @@
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// The occasion's pages. Each loads the scope (404 for outsiders), takes the
+/// live cursor, then reads what it shows in one read, already filtered by
+/// the viewer's role: a template never receives what its viewer may not see.
+enum OccasionPages {
+    /// The scope, its frame (cursor first) and a fresh read of the occasion
+    /// with the page's data.
+    static func prepare<T>(
+        _ context: RequestContext, flash: [Flash] = [], read: (Connection, OccasionScope) throws -> T
+    ) throws -> (OccasionScope, PageContext, T) {
+        let loaded = try context.load(OccasionScope.self, parameter: "occasion")
+        // A notice after a redirect is named by key, never carried as text.
+        let notice = context.request.query["notice"].flatMap { OccasionActions.notices[$0] }.map { Flash(.notice, $0) }
+        let frame = OccasionRoutes.frame(context, loaded, flash: flash + (notice.map { [$0] } ?? []))
+        let (scope, data) = try context.app.database.read { db -> (OccasionScope, T) in
+            let occasion = try OccasionStore.occasion(db, id: loaded.id) ?? loaded.occasion
+            let scope = OccasionScope(occasion: occasion, viewer: loaded.viewer)
+            return (scope, try read(db, scope))
+        }
+        return (scope, frame, data)
+    }
+
+    // MARK: Overview
+
+    static func overview(_ context: RequestContext) throws -> Response {
+        let (scope, frame, model) = try prepare(context) { db, scope -> OccasionScreens.Overview in
+            let challenges = try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge)
+            let dares = try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare)
+            let gifts = try OccasionStore.gifts(db, occasionID: scope.id)
+            let ownGift = gifts.first { $0.authorID == scope.viewer.userID }
+            let ownDare = dares.first { $0.authorID == scope.viewer.userID }
+            let giftStatus: OccasionScreens.Overview.Status =
+                switch ownGift?.state {
+                case nil: .none
+                case .draft: .draft
+                case .submitted: .submitted
+                case .onOffer: .onOffer
+                case .unlocked: .unlocked
+                }
+            let dareStatus: OccasionScreens.Overview.Status =
+                ownDare == nil ? .none : (ownDare?.discoveredAt != nil ? .sealed : .written)
+            let members = try OccasionStore.members(db, occasionID: scope.id)
+            return OccasionScreens.Overview(
+                isCelebrant: scope.role.canPlay, canContribute: scope.role.canContribute, isHost: scope.role.canManage,
+                celebrantJoined: members.contains { $0.role == .celebrant },
+                challengesOpen: challenges.filter { !$0.isCompleted }.count + dares.filter { $0.discoveredAt != nil && !$0.isCompleted }.count,
+                challengesDone: challenges.filter(\.isCompleted).count + dares.filter(\.isCompleted).count,
+                sealedDares: dares.filter { $0.discoveredAt == nil }.count,
+                giftsOnOffer: gifts.filter { $0.state == .onOffer }.count, giftsUnlocked: gifts.filter { $0.state == .unlocked }.count,
+                giftStatus: giftStatus, dareStatus: dareStatus, memberCount: members.count)
+        }
+        return context.app.page(
+            OccasionScreens.overview(context: frame, header: OccasionRoutes.header(scope), model: model))
+    }
+
+    // MARK: Challenges
+
+    /// What a viewer may see of a challenge or dare: every member sees the
+    /// host's challenges; a dare is seen by its author and the host, and by
+    /// everyone once the celebrant has found it.
+    static func canSee(_ challenge: Challenge, _ scope: OccasionScope) -> Bool {
+        guard challenge.kind == .dare else { return true }
+        return challenge.authorID == scope.viewer.userID || scope.role.canSeeAllDares || challenge.discoveredAt != nil
+    }
+
+    static func item(_ challenge: Challenge, occasionID: Int64) -> OccasionScreens.ChallengeItem {
+        OccasionScreens.ChallengeItem(
+            id: challenge.id, title: challenge.title, optionB: challenge.optionB, points: challenge.points,
+            difficulty: challenge.difficulty.rawValue, difficultyLabel: challenge.difficulty.label, category: challenge.category.rawValue,
+            categoryLabel: challenge.category.label, isDare: challenge.kind == .dare, isCompleted: challenge.isCompleted,
+            url: OccasionRoutes.challenge.path(occasionID, challenge.id))
+    }
+
+    static func board(_ context: RequestContext) throws -> Response {
+        let (scope, frame, all) = try prepare(context) { db, scope in
+            try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge)
+                + OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).filter { $0.discoveredAt != nil }
+        }
+        // To do first, grouped by category; then everything done.
+        var groups: [(label: String, items: [OccasionScreens.ChallengeItem])] = ChallengeCategory.allCases.map { category in
+            (category.label, all.filter { !$0.isCompleted && $0.category == category }.map { item($0, occasionID: scope.id) })
+        }
+        groups.append(("Done", all.filter(\.isCompleted).map { item($0, occasionID: scope.id) }))
+        return context.app.page(
+            OccasionScreens.board(
+                context: frame, header: OccasionRoutes.header(scope), groups: groups, showSecretEntry: scope.role.canPlay,
+                newChallengeURL: scope.role.canManage ? HostRoutes.panel.path(scope.id) : nil))
+    }
+
+    static func challenge(_ context: RequestContext, form: FormState, status: HTTPStatus = .ok) throws -> Response {
+        let challengeID = try context.request.parameter("challenge", as: Int64.self)
+        let (scope, frame, found) = try prepare(context) { db, scope in
+            try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID)
+        }
+        guard let challenge = found, canSee(challenge, scope) else { throw HTTPError.notFound() }
+        var completion: [String] = []
+        if let completedAt = challenge.completedAt {
+            let when = LocalTime.format(completedAt, zone: context.user?.timeZone ?? "UTC").human
+            if challenge.proofKind == "host" {
+                completion.append("Marked done by the host on \(when).")
+            } else {
+                completion.append("Completed on \(when).")
+            }
+            if challenge.chosenOption == "b", let optionB = challenge.optionB { completion.append("Chose option B: \(optionB)") }
+            if let text = challenge.proofText, !text.isEmpty { completion.append("“\(text)”") }
+        }
+        let canComplete = scope.role.canPlay && scope.occasion.isOpen && !challenge.isCompleted
+            && (challenge.kind == .challenge || challenge.discoveredAt != nil)
+        let model = OccasionScreens.ChallengeDetail(
+            item: item(challenge, occasionID: scope.id), description: challenge.description, completion: completion,
+            completeAction: canComplete ? OccasionRoutes.complete.path(scope.id, challenge.id) : nil,
+            reportAction: OccasionRoutes.report.path(scope.id) + "?challenge=\(challenge.id)",
+            editURL: scope.role.canManage && challenge.kind == .challenge && !challenge.isCompleted
+                ? HostRoutes.editChallenge.path(scope.id, challenge.id) : nil,
+            form: form)
+        return context.app.page(
+            OccasionScreens.challenge(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
+    }
+
+    static func classified(_ context: RequestContext) throws -> Response {
+        let (scope, frame, dares) = try prepare(context) { db, _ in
+            try OccasionStore.challenges(db, occasionID: try context.request.parameter("occasion", as: Int64.self), kind: .dare)
+        }
+        let visible = dares.filter { scope.role.canPlay ? $0.discoveredAt != nil : canSee($0, scope) }
+        let sealed = dares.filter { $0.discoveredAt == nil }.count
+        let intro =
+            scope.role.canPlay
+            ? "Your people have filed secret dares for you. Each one is worth points."
+            : scope.role.canSeeAllDares
+                ? "Every dare filed so far. \(scope.occasion.celebrantName) sees them once they break the seal."
+                : "Your own dare. The others stay sealed until \(scope.occasion.celebrantName) finds them."
+        return context.app.page(
+            OccasionScreens.classified(
+                context: frame, header: OccasionRoutes.header(scope), dares: visible.map { item($0, occasionID: scope.id) },
+                sealedCount: sealed,
+                openAction: scope.role.canPlay && scope.occasion.isOpen ? OccasionRoutes.openClassified.path(scope.id) : nil,
+                intro: intro))
+    }
+
+    static func dare(_ context: RequestContext, form: FormState?, status: HTTPStatus = .ok) throws -> Response {
+        let (scope, frame, existing) = try prepare(context) { db, scope in
+            try OccasionStore.dare(db, occasionID: scope.id, authorID: scope.viewer.userID)
+        }
+        try scope.require(\.canContribute, "The secret dares are written for you, not by you.")
+        let state =
+            form
+            ?? FormState(values: existing.map { ["title": $0.title, "description": $0.description, "points": String($0.points)] } ?? [:])
+        let model = OccasionForms.DareModel(
+            form: state, minPoints: scope.occasion.dareMinPoints, maxPoints: scope.occasion.dareMaxPoints,
+            isSealed: existing.map { $0.discoveredAt != nil || $0.isCompleted } ?? false, exists: existing != nil)
+        return context.app.page(
+            OccasionForms.dare(context: frame, header: OccasionRoutes.header(scope), model: model, action: OccasionRoutes.saveDare.path(scope.id)),
+            status: status)
+    }
+
+    // MARK: Gifts
+
+    static func ownGift(_ context: RequestContext, form: FormState?, status: HTTPStatus = .ok, flash: [Flash] = []) throws -> Response {
+        let (scope, frame, existing) = try prepare(context, flash: flash) { db, scope in
+            try OccasionStore.gift(db, occasionID: scope.id, authorID: scope.viewer.userID)
+        }
+        try scope.require(\.canContribute, "Gifts are made for you, not by you. Yours are waiting in Gifts.")
+        let model = OccasionForms.GiftModel(
+            form: form ?? FormState(values: ["body": existing?.body ?? ""]), state: existing?.state.rawValue,
+            costLabel: existing?.cost.map { OccasionPage.points($0) }, saveAction: OccasionRoutes.saveGift.path(scope.id),
+            submitAction: OccasionRoutes.submitGift.path(scope.id), withdrawAction: OccasionRoutes.withdrawGift.path(scope.id))
+        return context.app.page(OccasionForms.gift(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
+    }
+
+    /// The celebrant's card for a gift on offer: giver and kind while
+    /// locked, the content once unlocked. Nil for anything not on offer.
+    static func card(_ gift: Gift, giver: OccasionMember?, scope: OccasionScope, app: KithApp) -> GiftCardView? {
+        guard gift.isOffered else { return nil }
+        let cost = gift.cost ?? 0
+        let state: GiftCardView.State =
+            gift.state == .unlocked ? .unlocked : (scope.occasion.balance >= cost ? .affordable : .locked)
+        let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable
+        return GiftCardView(
+            id: gift.id, giverName: giver?.displayName ?? "Someone", giverAvatarURL: OccasionRoutes.avatarURL(app, giver?.avatar ?? "fox"),
+            kindLabel: gift.kind.label, cost: cost, state: state, content: state == .unlocked ? Markdown.render(gift.body) : nil,
+            unlockAction: canUnlock ? OccasionRoutes.unlock.path(scope.id, gift.id) : nil, detailURL: OccasionRoutes.showGift.path(scope.id, gift.id))
+    }
+
+    static func gifts(_ context: RequestContext) throws -> Response {
+        let (scope, frame, data) = try prepare(context) { db, scope in
+            (try OccasionStore.gifts(db, occasionID: scope.id), try OccasionStore.members(db, occasionID: scope.id))
+        }
+        let (gifts, members) = data
+        let giver = { (gift: Gift) in members.first { $0.userID == gift.authorID } }
+        let offered = gifts.filter(\.isOffered)
+        if scope.role.canPlay {
+            let cards = offered.compactMap { card($0, giver: giver($0), scope: scope, app: context.app) }
+            return context.app.page(
+                OccasionScreens.gifts(context: frame, header: OccasionRoutes.header(scope), carousel: cards, list: [], ownGiftURL: nil))
+        }
+        let list = offered.map { gift in
+            OccasionScreens.GiftListItem(
+                giverName: giver(gift)?.displayName ?? "Someone", kindLabel: gift.kind.label,
+                stateLabel: gift.state == .unlocked ? "Unlocked" : "On offer · \(OccasionPage.points(gift.cost ?? 0))",
+                url: gift.authorID == scope.viewer.userID || scope.role.canModerate ? OccasionRoutes.showGift.path(scope.id, gift.id) : nil)
+        }
+        return context.app.page(
+            OccasionScreens.gifts(
+                context: frame, header: OccasionRoutes.header(scope), carousel: nil, list: list,
+                ownGiftURL: scope.role.canContribute ? OccasionRoutes.gift.path(scope.id) : nil))
+    }
+
+    static func gift(_ context: RequestContext, flash: [Flash] = [], status: HTTPStatus = .ok) throws -> Response {
+        let giftID = try context.request.parameter("gift", as: Int64.self)
+        let (scope, frame, data) = try prepare(context, flash: flash) { db, scope in
+            (try OccasionStore.gift(db, occasionID: scope.id, id: giftID), try OccasionStore.members(db, occasionID: scope.id))
+        }
+        let (found, members) = data
+        // Who may open a gift's page: the celebrant once it is on offer, its
+        // author always, the host once it is sent. Anyone else: not found.
+        guard let gift = found else { throw HTTPError.notFound() }
+        let isAuthor = gift.authorID == scope.viewer.userID
+        let giver = members.first { $0.userID == gift.authorID }
+        let reportAction = OccasionRoutes.report.path(scope.id) + "?gift=\(gift.id)"
+        if scope.role.canPlay {
+            guard let view = card(gift, giver: giver, scope: scope, app: context.app) else { throw HTTPError.notFound() }
+            return context.app.page(
+                OccasionScreens.gift(
+                    context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
+                    title: "\(view.kindLabel) from \(view.giverName)", card: view,
+                    content: nil, note: nil, reportAction: reportAction),
+                status: status)
+        }
+        guard isAuthor || (scope.role.canModerate && gift.state != .draft) else { throw HTTPError.notFound() }
+        let note: String =
+            switch gift.state {
+            case .draft: "A draft: only you can see it."
+            case .submitted: "Sent to the host, waiting for a price."
+            case .onOffer: "On offer for \(OccasionPage.points(gift.cost ?? 0)). \(scope.occasion.celebrantName) sees only who it's from until they unlock it."
+            case .unlocked: "Unlocked by \(scope.occasion.celebrantName)."
+            }
+        return context.app.page(
+            OccasionScreens.gift(
+                context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
+                title: "\(gift.kind.label) from \(isAuthor ? "you" : giver?.displayName ?? "someone")", card: nil,
+                content: Markdown.render(gift.body), note: note, reportAction: reportAction),
+            status: status)
+    }
+
+    // MARK: Timeline and people
+
+    static func timelineView(_ db: Connection, _ scope: OccasionScope, zone: String) throws -> TimelineView {
+        let rows = try OccasionStore.timeline(db, occasionID: scope.id)
+        let gifts = try OccasionStore.gifts(db, occasionID: scope.id)
+        let entries = rows.map { row -> TimelineEntryView in
+            let kind = TimelineEntryView.Kind(rawValue: row.kind) ?? .challenge
+            let title: String
+            var detail: String? = nil
+            switch kind {
+            case .challenge, .dare:
+                title = row.challengeTitle ?? "A \(kind == .dare ? "dare" : "challenge") (removed)"
+                if row.chosenOption == "b", let optionB = row.optionB { detail = "Option B: \(optionB)" }
+                if row.byHost { detail = "Marked done by the host" }
+            case .gift:
+                if let author = row.giftAuthor, let giftKind = row.giftKind {
+                    title = "\(GiftKind(rawValue: giftKind)?.label ?? "Gift") from \(author)"
+                } else {
+                    title = "A gift (removed)"
+                }
+                if row.byHost { detail = "Unlocked by the host" }
+            case .adjustment:
+                title = row.points >= 0 ? "Bonus points" : "Points taken away"
+                detail = row.adjustmentReason
+            case .finale:
+                title = "The finale"
+                detail = row.byHost ? "Called by the host" : "Every gift unlocked"
+            }
+            let time = LocalTime.format(row.at, zone: zone)
+            return TimelineEntryView(
+                id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine)
+        }
+        let offered = gifts.filter(\.isOffered)
+        return TimelineView(
+            entries: entries,
+            badge: BadgeView(
+                unlocked: offered.filter { $0.state == .unlocked }.count, offered: offered.count, isOpen: scope.occasion.finaleAt != nil,
+                celebrantName: scope.occasion.celebrantName, message: scope.occasion.kind.celebration(for: scope.occasion.celebrantName)),
+            seed: scope.id)
+    }
+
+    static func timeline(_ context: RequestContext) throws -> Response {
+        let zone = context.user?.timeZone ?? "UTC"
+        let (scope, frame, view) = try prepare(context) { db, scope in try timelineView(db, scope, zone: zone) }
+        return context.app.page(OccasionScreens.timeline(context: frame, header: OccasionRoutes.header(scope), view: view))
+    }
+
+    static func people(_ context: RequestContext) throws -> Response {
+        let (scope, frame, members) = try prepare(context) { db, scope in try OccasionStore.members(db, occasionID: scope.id) }
+        return context.app.page(
+            OccasionScreens.people(
+                context: frame, header: OccasionRoutes.header(scope), people: persons(members, scope: scope, app: context.app, zone: context.user?.timeZone)))
+    }
+
+    /// Members as the viewer sees them: names, avatars and roles for all;
+    /// how and when each joined, and the remove button, for the host only.
+    static func persons(_ members: [OccasionMember], scope: OccasionScope, app: KithApp, zone: String?) -> [OccasionScreens.Person] {
+        members.map { member in
+            let isYou = member.userID == scope.viewer.userID
+            let role = member.role == .celebrant ? scope.occasion.kind.celebrantLabel : member.role.label
+            var details: String? = nil
+            if scope.role.canSeeJoinDetails {
+                let when = LocalTime.format(member.joinedAt, zone: zone ?? "UTC").human
+                details = member.joinedVia == "created" ? "Created the occasion, \(when)" : "Joined \(when) with code \(member.joinedVia)"
+            }
+            let remove = scope.role.canSeeJoinDetails && !isYou && member.role != .host
+            return OccasionScreens.Person(
+                name: member.displayName + (isYou ? " (you)" : ""), avatarURL: OccasionRoutes.avatarURL(app, member.avatar), roleLabel: role,
+                joinDetails: details, removeAction: remove ? HostRoutes.remove.path(scope.id, member.userID) : nil)
+        }
+    }
+}

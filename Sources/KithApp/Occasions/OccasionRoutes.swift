@@ -1,0 +1,193 @@
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// Occasions: creating one, its pages, and what its members do. Every route
+/// under `/occasions/:occasion` starts with `context.load(OccasionScope.self)`,
+/// so a non-member meets 404 before anything else happens; what a member may
+/// do is asked of their role (`OccasionRole.can…`).
+enum OccasionRoutes {
+    static let newOccasion = Route(.get, "/occasions/new")
+    static let create = Route(.post, "/occasions")
+    static let overview = Route(.get, "/occasions/:occasion")
+    static let board = Route(.get, "/occasions/:occasion/challenges")
+    static let challenge = Route(.get, "/occasions/:occasion/challenges/:challenge")
+    static let complete = Route(.post, "/occasions/:occasion/challenges/:challenge/complete")
+    static let classified = Route(.get, "/occasions/:occasion/classified")
+    static let openClassified = Route(.post, "/occasions/:occasion/classified/open")
+    static let dare = Route(.get, "/occasions/:occasion/dare")
+    static let saveDare = Route(.post, "/occasions/:occasion/dare")
+    static let gift = Route(.get, "/occasions/:occasion/gift")
+    static let saveGift = Route(.post, "/occasions/:occasion/gift")
+    static let submitGift = Route(.post, "/occasions/:occasion/gift/submit")
+    static let withdrawGift = Route(.post, "/occasions/:occasion/gift/withdraw")
+    static let gifts = Route(.get, "/occasions/:occasion/gifts")
+    static let showGift = Route(.get, "/occasions/:occasion/gifts/:gift")
+    static let unlock = Route(.post, "/occasions/:occasion/gifts/:gift/unlock")
+    static let timeline = Route(.get, "/occasions/:occasion/timeline")
+    static let people = Route(.get, "/occasions/:occasion/people")
+    static let report = Route(.post, "/occasions/:occasion/reports")
+
+    static let stylesheets = ["css/timeline.css"]
+    static let scripts = ["js/occasions.js"]
+
+    /// The one live topic of an occasion; every page of it follows it.
+    static func topic(_ id: Int64) -> String { LiveTopics.name("occasion", id) }
+    /// The element every occasion page wraps its live content in.
+    static let liveFragment = "occasion-live"
+
+    static let contributorInvite = "occasion"
+    static let celebrantInvite = "celebrant"
+
+    static func register(on app: KithApp) {
+        registerFeature(app)
+        app.on(newOccasion) { context in
+            let user = try context.requireUser()
+            return newOccasionPage(context, FormState(values: ["host_name": user.displayName]))
+        }
+        app.on(create) { context in try createOccasion(&context) }
+        app.on(overview) { context in try OccasionPages.overview(context) }
+        app.on(board) { context in try OccasionPages.board(context) }
+        app.on(challenge) { context in try OccasionPages.challenge(context, form: FormState()) }
+        app.on(complete) { context in try OccasionActions.complete(context) }
+        app.on(classified) { context in try OccasionPages.classified(context) }
+        app.on(openClassified) { context in try OccasionActions.openClassified(context) }
+        app.on(dare) { context in try OccasionPages.dare(context, form: nil) }
+        app.on(saveDare) { context in try OccasionActions.saveDare(context) }
+        app.on(gift) { context in try OccasionPages.ownGift(context, form: nil) }
+        app.on(saveGift) { context in try OccasionActions.saveGift(context) }
+        app.on(submitGift) { context in try OccasionActions.submitGift(context) }
+        app.on(withdrawGift) { context in try OccasionActions.withdrawGift(context) }
+        app.on(gifts) { context in try OccasionPages.gifts(context) }
+        app.on(showGift) { context in try OccasionPages.gift(context) }
+        app.on(unlock) { context in try OccasionActions.unlock(context) }
+        app.on(timeline) { context in try OccasionPages.timeline(context) }
+        app.on(people) { context in try OccasionPages.people(context) }
+        app.on(report) { context in try OccasionActions.report(context) }
+        HostRoutes.register(on: app)
+    }
+
+    // MARK: Creating
+
+    static func newOccasionPage(_ context: RequestContext, _ form: FormState, status: HTTPStatus = .ok) -> Response {
+        let kinds = OccasionKind.allCases.map { (value: $0.rawValue, label: $0.label) }
+        return context.app.page(OccasionForms.newOccasion(context: context.pageContext(), form: form, kinds: kinds), status: status)
+    }
+
+    static func createOccasion(_ context: inout RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        var reader = FormReader(context.request.form)
+        let name = reader.line("name", label: "the name", max: 80, required: "Give the occasion a name.")
+        let kind = reader.choice("kind", OccasionKind.self, message: "Choose what kind of occasion it is.")
+        let celebrant = reader.line("celebrant_name", label: "their name", max: 60, required: "Tell us who you're celebrating.")
+        let date = reader.date("date")
+        let hostName = reader.line("host_name", label: "your name", max: 60, required: "Tell the others what to call you.")
+        guard reader.isValid, let name, let kind, let celebrant, let date, let hostName else {
+            return newOccasionPage(context, reader.state, status: .unprocessableContent)
+        }
+        let app = context.app
+        let id = try app.database.write { tx in
+            let id = try OccasionStore.create(
+                tx, .init(name: name, kind: kind, celebrantName: celebrant, date: date, hostName: hostName), hostID: user.id, now: app.now)
+            _ = try app.invites.issue(tx, kind: contributorInvite, targetID: id, createdBy: user.id, now: app.now)
+            _ = try app.invites.issue(tx, kind: celebrantInvite, targetID: id, createdBy: user.id, now: app.now)
+            return id
+        }
+        return .redirect(to: HostRoutes.panel.path(id))
+    }
+
+    // MARK: The feature's registrations
+
+    private static func registerFeature(_ app: KithApp) {
+        app.invites.register(InviteKind(
+            name: contributorInvite, describe: { id, db in try preview(db, id, role: "contributor") },
+            join: { tx, id, userID, app in try join(tx, id, userID, app, role: .contributor) }))
+        app.invites.register(InviteKind(
+            name: celebrantInvite, describe: { id, db in try preview(db, id, role: "celebrant") },
+            join: { tx, id, userID, app in try join(tx, id, userID, app, role: .celebrant) }))
+        app.liveTopics.register(kind: "occasion") { key, context in
+            guard let user = context.user, let id = Int64(key) else { return false }
+            return try OccasionScope.load(id, for: user, in: context.app) != nil
+        }
+        app.dashboard.register("occasions", order: 10) { user, context in
+            let listed = try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }
+            return OccasionScreens.dashboardSection(listed.map { item in
+                OccasionScreens.ListItem(
+                    name: item.name, url: overview.path(item.id),
+                    detail: "\(item.kind.label) · \(LocalTime.longDate(item.date)) · for \(item.celebrantName)",
+                    roleLabel: item.role.label, isOpen: item.isOpen)
+            })
+        }
+        app.purges.register("occasions") { tx, userID in
+            try OccasionStore.purge(tx, userID: userID)
+            try tx.execute("""
+                UPDATE invite_codes SET retired_at = \(app.now)
+                WHERE kind IN (\(contributorInvite), \(celebrantInvite)) AND retired_at IS NULL
+                  AND target_id NOT IN (SELECT id FROM occasions)
+                """)
+        }
+        OccasionNews.register(app.notifications)
+    }
+
+    private static func preview(_ db: Connection, _ id: Int64, role: String) throws -> InvitePreview? {
+        try OccasionStore.occasion(db, id: id).map {
+            InvitePreview(name: $0.name, kindLabel: $0.kind.label.lowercased(), role: role)
+        }
+    }
+
+    /// Joining by link. One role per person: a member opening either link is
+    /// told where they stand and nothing changes; the celebrant link works
+    /// for one person only.
+    private static func join(
+        _ tx: Transaction, _ id: Int64, _ userID: Int64, _ app: KithApp, role: OccasionRole
+    ) throws -> JoinOutcome {
+        guard let occasion = try OccasionStore.occasion(tx, id: id) else { return .refused(message: "That occasion no longer exists.") }
+        let home = overview.path(id)
+        if let member = try OccasionStore.membership(tx, occasionID: id, userID: userID) {
+            if member.role == role {
+                return .alreadyMember(redirect: home, message: "You're already in \(occasion.name).")
+            }
+            let yours = member.role == .celebrant ? "the celebrant" : "a \(member.role.label.lowercased())"
+            let link = role == .celebrant ? "the celebrant link is for \(occasion.celebrantName)" : "that link is for contributors"
+            return .alreadyMember(
+                redirect: home, message: "You're already in \(occasion.name) as \(yours); \(link). Nothing changed.")
+        }
+        if role == .celebrant, try OccasionStore.hasCelebrant(tx, occasionID: id) {
+            return .refused(message: "This celebrant link has already been used. If that's wrong, ask the host for a new one.")
+        }
+        let code = try app.invites.code(tx, kind: role == .celebrant ? celebrantInvite : contributorInvite, targetID: id) ?? "link"
+        _ = try OccasionStore.addMember(tx, occasionID: id, userID: userID, role: role, via: code, now: app.now)
+        changed(tx, app, occasionID: id)
+        return .joined(redirect: home)
+    }
+
+    // MARK: Shared by the occasion's routes
+
+    /// Tells every open page of the occasion to refetch, once committed.
+    static func changed(_ tx: Transaction, _ app: KithApp, occasionID: Int64) {
+        let live = app.live
+        tx.afterCommit { live.publish(topic: topic(occasionID), fragments: [liveFragment]) }
+    }
+
+    static func header(_ scope: OccasionScope) -> OccasionPage.Header {
+        let occasion = scope.occasion
+        return OccasionPage.Header(
+            id: occasion.id, name: occasion.name, kindLabel: occasion.kind.label, celebrantLabel: occasion.kind.celebrantLabel,
+            celebrantName: occasion.celebrantName, date: LocalTime.longDate(occasion.date),
+            roleLabel: scope.role == .celebrant ? occasion.kind.celebrantLabel : scope.role.label, balance: occasion.balance,
+            isOpen: occasion.isOpen, isHost: scope.role.canManage)
+    }
+
+    /// The page frame for an occasion page: its live topic (taken before the
+    /// page reads its data) and the feature's stylesheet and script.
+    static func frame(_ context: RequestContext, _ scope: OccasionScope, flash: [Flash] = []) -> PageContext {
+        var frame = context.pageContext(flash: flash, topics: [scope.topic])
+        frame.stylesheets = stylesheets
+        frame.scripts = scripts
+        return frame
+    }
+
+    static func avatarURL(_ app: KithApp, _ avatar: String) -> String {
+        app.assets.url((Avatars.named(avatar) ?? Avatars.forName(avatar)).file)
+    }
+}

@@ -1,0 +1,98 @@
+/// The frame of every occasion page: its name and who it is for, the
+/// balance, the tabs, and the live region the page script refetches when
+/// anything in the occasion changes.
+public enum OccasionPage {
+    public enum Tab: String, Sendable, CaseIterable {
+        case overview, challenges, gifts, timeline, people, host
+
+        var label: String {
+            switch self {
+            case .overview: "Overview"
+            case .challenges: "Challenges"
+            case .gifts: "Gifts"
+            case .timeline: "Timeline"
+            case .people: "People"
+            case .host: "Host panel"
+            }
+        }
+
+        func path(_ occasionID: Int64) -> String {
+            self == .overview ? "/occasions/\(occasionID)" : "/occasions/\(occasionID)/\(rawValue)"
+        }
+    }
+
+    public struct Header: Sendable {
+        public var id: Int64
+        public var name: String
+        public var kindLabel: String
+        public var celebrantLabel: String
+        public var celebrantName: String
+        /// "Saturday 14 November 2026".
+        public var date: String
+        public var roleLabel: String
+        public var balance: Int
+        public var isOpen: Bool
+        public var isHost: Bool
+
+        public init(
+            id: Int64, name: String, kindLabel: String, celebrantLabel: String, celebrantName: String, date: String,
+            roleLabel: String, balance: Int, isOpen: Bool, isHost: Bool
+        ) {
+            self.id = id
+            self.name = name
+            self.kindLabel = kindLabel
+            self.celebrantLabel = celebrantLabel
+            self.celebrantName = celebrantName
+            self.date = date
+            self.roleLabel = roleLabel
+            self.balance = balance
+            self.isOpen = isOpen
+            self.isHost = isHost
+        }
+    }
+
+    /// `livePath` is the page's own address: the live region refetches it.
+    /// Pages where someone is writing (a gift, a dare) pass nil, so nothing
+    /// is swapped under their typing.
+    public static func render(
+        title: String, context: PageContext, header: Header, tab: Tab?, livePath: String?, body: HTML
+    ) -> HTML {
+        let tabs = Tab.allCases.filter { $0 != .host || header.isHost }.map { item -> HTML in
+            let current = item == tab
+            return "<li><a\(attribute: "href", item.path(header.id))\(attribute: "aria-current", current ? "page" : nil)\(attribute: "class", current ? "tabs__link tabs__link--current" : "tabs__link")>\(item.label)</a></li>"
+        }
+        let closed: HTML =
+            header.isOpen
+            ? ""
+            : "<p class=\"occasion-closed\" role=\"note\"><strong>Closed.</strong> The host has closed this occasion; it can be read but not played.</p>"
+        let live: HTML =
+            livePath.map { "<div class=\"stack\" id=\"occasion-live\"\(attribute: "data-fragment", $0)>\n" } ?? "<div class=\"stack\">\n"
+        return Layout.page(
+            title: "\(title) · \(header.name)", context: context,
+            main: """
+                <div class="container stack occasion">
+                <header class="occasion-header">
+                <p class="occasion-header__kind">\(header.kindLabel) · <time>\(header.date)</time></p>
+                <h1><a class="occasion-header__name"\(attribute: "href", Tab.overview.path(header.id))>\(header.name)</a></h1>
+                <p class="muted">\(header.celebrantLabel): <strong>\(header.celebrantName)</strong> · You: \(header.roleLabel)</p>
+                </header>
+                <nav class="tabs" aria-label="\(header.name)"><ul class="tabs__list">\(tabs)</ul></nav>
+                \(live)<p class="points-balance" aria-live="polite"><span class="points-balance__value">\(header.balance)</span> <span class="points-balance__label">\(header.balance == 1 ? "point" : "points") to spend</span></p>
+                \(closed)\(body)
+                </div>
+                </div>
+                """)
+    }
+
+    /// A labelled chip: "Hard", "Physical", "20 points".
+    static func chip(_ text: String, kind: String) -> HTML {
+        "<span\(attribute: "class", "chip chip--\(kind)")>\(text)</span>"
+    }
+
+    public static func points(_ value: Int) -> String { value == 1 ? "1 point" : "\(value) points" }
+
+    /// A small form with one button: the occasion's actions are all posts.
+    static func action(_ path: String, csrf: String?, button: HTML, fields: HTML = "") -> HTML {
+        "<form class=\"inline-form\" method=\"post\"\(attribute: "action", path)>\(Layout.csrfField(csrf))\(fields)\(button)</form>"
+    }
+}
