@@ -28,7 +28,7 @@ enum OccasionRoutes {
     static let people = Route(.get, "/occasions/:occasion/people")
     static let report = Route(.post, "/occasions/:occasion/reports")
 
-    static let stylesheets = ["css/timeline.css"]
+    static let stylesheets = ["css/occasions.css", "css/timeline.css"]
     static let scripts = ["js/occasions.js"]
 
     /// The one live topic of an occasion; every page of it follows it.
