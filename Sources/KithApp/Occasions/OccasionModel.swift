@@ -26,15 +26,18 @@ public enum OccasionKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The badge's message once every gift is open.
-    func celebration(for name: String) -> String {
-        switch self {
-        case .birthday: "Happy birthday, \(name)! Every gift is yours."
-        case .anniversary: "Happy anniversary, \(name)! Every gift is yours."
-        case .graduation: "Congratulations, \(name)! Every gift is yours."
-        case .farewell: "Go well, \(name). Every gift is yours."
-        case .bachelor: "Here's to you, \(name)! Every gift is yours."
-        }
+    /// The badge's message once it opens; `everyGift` when every gift on
+    /// offer is unlocked (the host may call the finale before that).
+    func celebration(for name: String, everyGift: Bool) -> String {
+        let greeting =
+            switch self {
+            case .birthday: "Happy birthday, \(name)!"
+            case .anniversary: "Happy anniversary, \(name)!"
+            case .graduation: "Congratulations, \(name)!"
+            case .farewell: "Go well, \(name)."
+            case .bachelor: "Here's to you, \(name)!"
+            }
+        return everyGift ? greeting + " Every gift is yours." : greeting
     }
 }
 

@@ -278,11 +278,12 @@ enum OccasionPages {
                 id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine)
         }
         let offered = gifts.filter(\.isOffered)
+        let everyGift = !offered.isEmpty && offered.allSatisfy { $0.state == .unlocked }
         return TimelineView(
             entries: entries,
             badge: BadgeView(
                 unlocked: offered.filter { $0.state == .unlocked }.count, offered: offered.count, isOpen: scope.occasion.finaleAt != nil,
-                celebrantName: scope.occasion.celebrantName, message: scope.occasion.kind.celebration(for: scope.occasion.celebrantName)),
+                celebrantName: scope.occasion.celebrantName, message: scope.occasion.kind.celebration(for: scope.occasion.celebrantName, everyGift: everyGift)),
             seed: scope.id)
     }
 
