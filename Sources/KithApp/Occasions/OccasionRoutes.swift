@@ -115,7 +115,7 @@ enum OccasionRoutes {
                 OccasionScreens.ListItem(
                     name: item.name, url: overview.path(item.id),
                     detail: "\(item.kind.label) · \(LocalTime.longDate(item.date)) · for \(item.celebrantName)",
-                    roleLabel: item.role.label, isOpen: item.isOpen)
+                    roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
             })
         }
         app.purges.register("occasions") { tx, userID in
