@@ -29,6 +29,8 @@ public enum OccasionPage {
         public var celebrantName: String
         /// "Saturday 14 November 2026".
         public var date: String
+        /// "2026-11-14", for `<time datetime>`.
+        public var isoDate: String
         public var roleLabel: String
         public var balance: Int
         public var isOpen: Bool
@@ -36,8 +38,9 @@ public enum OccasionPage {
 
         public init(
             id: Int64, name: String, kindLabel: String, celebrantLabel: String, celebrantName: String, date: String,
-            roleLabel: String, balance: Int, isOpen: Bool, isHost: Bool
+            isoDate: String, roleLabel: String, balance: Int, isOpen: Bool, isHost: Bool
         ) {
+            self.isoDate = isoDate
             self.id = id
             self.name = name
             self.kindLabel = kindLabel
@@ -72,7 +75,7 @@ public enum OccasionPage {
             main: """
                 <div class="container stack occasion">
                 <header class="occasion-header">
-                <p class="occasion-header__kind">\(header.kindLabel) · <time>\(header.date)</time></p>
+                <p class="occasion-header__kind">\(header.kindLabel) · <time\(attribute: "datetime", header.isoDate)>\(header.date)</time></p>
                 <h1><a class="occasion-header__name"\(attribute: "href", Tab.overview.path(header.id))>\(header.name)</a></h1>
                 <p class="muted">\(header.celebrantLabel): <strong>\(header.celebrantName)</strong> · You: \(header.roleLabel)</p>
                 </header>

@@ -1,5 +1,5 @@
 import Foundation
-import KithApp
+@testable import KithApp
 import KithTestSupport
 import Testing
 

