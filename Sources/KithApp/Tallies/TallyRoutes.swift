@@ -47,7 +47,9 @@ enum TallyRoutes {
             let affected = try TallyStore.purge(tx, userID: userID)
             tx.afterCommit { publishListChanged(app, users: affected) }
         }
-        app.dashboard.register("tallies", order: 30, topics: { [Tally.listTopic($0.id)] }) { user, context in
+        app.dashboard.register(
+            "tallies", order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: stylesheets, scripts: scripts
+        ) { user, context in
             let (items, sort) = try listItems(context, user: user)
             return TallyPages.section(items: items, sort: sort, csrfToken: context.csrfToken)
         }
