@@ -370,16 +370,7 @@ public enum TallyPages {
                 </div>
                 """
         }
-        let rows = model.friends.map { share -> HTML in
-            let name = "share-\(share.person.id)"
-            let options = [("none", "Not shared"), ("view", "Can view"), ("edit", "Can edit")].map { value, text -> HTML in
-                "<option\(attribute: "value", value)\(attribute: "selected", when: share.permission == value)>\(text)</option>"
-            }
-            return """
-                <tr><th scope="row" class="tally-person"><label\(attribute: "for", "field-" + name)>\(avatar(share.person, label: "", size: 28)) \(share.person.name)</label></th>
-                <td><span class="select"><select class="field__input"\(attribute: "id", "field-" + name)\(attribute: "name", name)>\(options)</select></span></td></tr>
-                """
-        }
+        let rows = model.friends.map { shareRow($0, selected: $0.permission) }
         return """
             <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
             <form class="stack" method="post"\(attribute: "action", "\(item.path)/sharing")>
@@ -389,6 +380,18 @@ public enum TallyPages {
             <div>\(Button.secondary("Save sharing", small: true))</div>
             </form>
             </div>
+            """
+    }
+
+    /// A friend and a choice of not shared, can view or can edit.
+    static func shareRow(_ share: Share, selected: String) -> HTML {
+        let id = FormField.id(for: "share-\(share.person.id)")
+        let options = [("none", "Not shared"), ("view", "Can view"), ("edit", "Can edit")].map { value, text -> HTML in
+            "<option\(attribute: "value", value)\(attribute: "selected", when: selected == value)>\(text)</option>"
+        }
+        return """
+            <tr><th scope="row" class="tally-person"><label\(attribute: "for", id)>\(avatar(share.person, label: "", size: 28)) \(share.person.name)</label></th>
+            <td><span class="select"><select class="field__input"\(attribute: "id", id)\(attribute: "name", "share-\(share.person.id)")>\(options)</select></span></td></tr>
             """
     }
 
@@ -405,16 +408,7 @@ public enum TallyPages {
     public static func new(
         context: PageContext, form: FormState, friends: [Share], schedules: [(value: String, label: String)]
     ) -> HTML {
-        let friendRows = friends.map { share -> HTML in
-            let name = "share-\(share.person.id)"
-            let options = [("none", "Not shared"), ("view", "Can view"), ("edit", "Can edit")].map { value, text -> HTML in
-                "<option\(attribute: "value", value)\(attribute: "selected", when: (form.values[name] ?? "none") == value)>\(text)</option>"
-            }
-            return """
-                <tr><th scope="row" class="tally-person"><label\(attribute: "for", "field-" + name)>\(avatar(share.person, label: "", size: 28)) \(share.person.name)</label></th>
-                <td><span class="select"><select class="field__input"\(attribute: "id", "field-" + name)\(attribute: "name", name)>\(options)</select></span></td></tr>
-                """
-        }
+        let friendRows = friends.map { shareRow($0, selected: form.values["share-\($0.person.id)"] ?? "none") }
         let sharing: HTML =
             friends.isEmpty
             ? "<p class=\"muted\">No friends yet. <a href=\"/friends\">Add friends</a> to share tallies with them.</p>"

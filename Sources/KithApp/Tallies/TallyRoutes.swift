@@ -145,32 +145,14 @@ enum TallyRoutes {
             return .redirect(to: show.path(tally.id))
         }
         app.on(delete) { context in
-            let user = try context.requireUser()
-            let tally = try context.load(Tally.self, parameter: "tally")
-            guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can delete this tally. You can leave it instead.") }
-            let app = context.app
-            try app.database.write { tx in
-                let audience = try TallyStore.audience(tx, tallyID: tally.id)
-                try TallyStore.delete(tx, id: tally.id)
-                tx.afterCommit {
-                    app.live.publish(topic: Tally.topic(tally.id), fragments: faceFragments(tally.id))
-                    publishListChanged(app, users: Set(audience + [user.id]))
-                }
+            try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can delete this tally. You can leave it instead.") {
+                tx, tally, _ in try TallyStore.delete(tx, id: tally.id)
             }
             return .redirect(to: "/")
         }
         app.on(leave) { context in
-            let user = try context.requireUser()
-            let tally = try context.load(Tally.self, parameter: "tally")
-            guard tally.role.canLeave else { throw HTTPError.forbidden("You own this tally: delete it instead of leaving.") }
-            let app = context.app
-            try app.database.write { tx in
+            try audienceChange(context, allowed: \.canLeave, refusal: "You own this tally: delete it instead of leaving.") { tx, tally, user in
                 try TallyStore.leave(tx, id: tally.id, userID: user.id)
-                let audience = try TallyStore.audience(tx, tallyID: tally.id)
-                tx.afterCommit {
-                    publishChange(app, tallyID: tally.id, audience: audience)
-                    publishListChanged(app, users: [user.id])
-                }
             }
             return .redirect(to: "/")
         }
@@ -225,6 +207,27 @@ enum TallyRoutes {
             tx.afterCommit { publishChange(app, tallyID: tally.id, audience: audience) }
         }
         return try answer(context, user: user, tallyID: tally.id)
+    }
+
+    /// A change to who sees the tally (sharing, leaving, deleting): those
+    /// who still see it refresh it, and the lists of those who gained or
+    /// lost it refresh whole.
+    static func audienceChange(
+        _ context: RequestContext, allowed: KeyPath<TallyRole, Bool>, refusal: String, _ body: (Transaction, Tally, User) throws -> Void
+    ) throws {
+        let user = try context.requireUser()
+        let tally = try context.load(Tally.self, parameter: "tally")
+        guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
+        let app = context.app
+        try app.database.write { tx in
+            let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            try body(tx, tally, user)
+            let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            tx.afterCommit {
+                publishChange(app, tallyID: tally.id, audience: Array(after))
+                publishListChanged(app, users: before.symmetricDifference(after))
+            }
+        }
     }
 
     /// From the page script (`X-Kith-Enhanced`), the fragment the form
@@ -287,15 +290,8 @@ enum TallyRoutes {
         } catch let error as ShareError {
             return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["share": error.message]))
         }
-        let app = context.app
-        try app.database.write { tx in
-            let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
+        try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can share this tally.") { tx, tally, _ in
             try TallyStore.setShares(tx, tallyID: tally.id, shares: shares)
-            let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
-            tx.afterCommit {
-                publishChange(app, tallyID: tally.id, audience: Array(after))
-                publishListChanged(app, users: before.symmetricDifference(after))
-            }
         }
         return .redirect(to: show.path(tally.id))
     }
