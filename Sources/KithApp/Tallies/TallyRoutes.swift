@@ -194,6 +194,7 @@ enum TallyRoutes {
         let app = context.app
         let now = app.now
         try app.database.write { tx in
+            try recheck(tx, tally: tally, user: user, allowed: allowed)
             let subject = try body(tx, tally, user, now)
             let audience = try TallyStore.audience(tx, tallyID: tally.id)
             if let subject {
@@ -209,6 +210,13 @@ enum TallyRoutes {
         return try answer(context, user: user, tallyID: tally.id)
     }
 
+    /// The access decision again, inside the write: a share removed between
+    /// loading the tally and writing must not let the write through.
+    static func recheck(_ tx: Transaction, tally: Tally, user: User, allowed: KeyPath<TallyRole, Bool>) throws {
+        guard let current = try TallyStore.tally(tx, id: tally.id, viewerID: user.id) else { throw HTTPError.notFound() }
+        guard current.role[keyPath: allowed] else { throw HTTPError.forbidden("You can no longer change this tally.") }
+    }
+
     /// A change to who sees the tally (sharing, leaving, deleting): those
     /// who still see it refresh it, and the lists of those who gained or
     /// lost it refresh whole.
@@ -220,6 +228,7 @@ enum TallyRoutes {
         guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
         let app = context.app
         try app.database.write { tx in
+            try recheck(tx, tally: tally, user: user, allowed: allowed)
             let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
             try body(tx, tally, user)
             let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
