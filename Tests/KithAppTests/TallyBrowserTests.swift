@@ -49,7 +49,7 @@ struct TallyBrowserTests {
         let bob = try Tallies.person(app, "bob", name: "Bob")
         try Tallies.befriend(ada.session, "bob")
         let id = try Tallies.create(ada.session, name: "Pancakes", count: 0, schedule: "daily", shares: [(bob.id, "edit")])
-        _ = try Tallies.create(bob.session, name: "Laps")
+        let laps = try Tallies.create(bob.session, name: "Laps", count: 4, shares: [(ada.id, "view")])
 
         let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
         defer { driver.stop() }
@@ -81,6 +81,14 @@ struct TallyBrowserTests {
         try waitUntil("Ada sees Bob's face flash") { try Self.flash(adaBrowser, id)?.contains("Bob changed this") == true }
         try Self.screenshot(driver, adaBrowser, "tally-ada-flash")
         #expect(try Tallies.count(app, id) == 3)
+
+        // Bob's laps are view-only for Ada: her tap shakes, says so, and counts nothing.
+        try waitUntil("Ada sees Bob's laps") { try Self.spoken(adaBrowser, laps) == "Laps, 4, view only" }
+        try adaBrowser.click("#tally-\(laps) .tally-count")
+        try waitUntil("Ada hears that it is view only") {
+            (try adaBrowser.execute("return [...document.querySelectorAll('[role=status]')].some(e => e.textContent.startsWith('View only'));") as? Bool) == true
+        }
+        #expect(try Tallies.count(app, laps) == 4)
 
         for browser in [adaBrowser, bobBrowser] {
             #expect(try BrowserTests.marker(browser) == 42, "the list updated in place, never reloading")
