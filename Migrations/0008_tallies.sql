@@ -24,6 +24,9 @@ CREATE TABLE tallies (
     -- has passed and stores the next one in the same statement, which is
     -- what makes a reset happen exactly once per period, restarts included.
     next_reset_at   INTEGER,
+    -- The zone `next_reset_at` was computed in; when the owner moves to
+    -- another zone the scheduler computes the instant again.
+    reset_time_zone TEXT,
     -- Bumped by every change, so "seen" can be compared without relying on
     -- clock resolution.
     version         INTEGER NOT NULL DEFAULT 1,
@@ -32,7 +35,8 @@ CREATE TABLE tallies (
     -- NULL when Kith itself changed it (a scheduled reset), or once the
     -- person who did has deleted their account.
     updated_by      INTEGER REFERENCES users(id) ON DELETE SET NULL,
-    CHECK ((reset_schedule = 'off') = (next_reset_at IS NULL))
+    CHECK ((reset_schedule = 'off') = (next_reset_at IS NULL)),
+    CHECK ((next_reset_at IS NULL) = (reset_time_zone IS NULL))
 ) STRICT;
 CREATE INDEX tallies_by_owner ON tallies(owner_id);
 CREATE INDEX tallies_by_updater ON tallies(updated_by);

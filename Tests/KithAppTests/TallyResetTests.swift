@@ -108,6 +108,25 @@ struct TallyResetSchedulerTests {
         #expect(try row.get("next_reset_at", as: Int64.self) == Tallies.instant("2026-06-13T00:00:00-04:00"))
     }
 
+    @Test("when the owner moves to another time zone, the next reset moves to midnight there")
+    func ownerMoves() throws {
+        let clock = Locked(Tallies.instant("2026-06-10T05:00:00Z"))
+        let app = try Tallies.harness(clock: clock)
+        let ada = try Tallies.person(app, "ada", timeZone: "UTC")
+        let id = try Tallies.create(ada.session, count: 6, schedule: "daily")
+        func next() throws -> Int64? {
+            try app.app.database.read { try $0.queryValue("SELECT next_reset_at FROM tallies WHERE id = \(id)", as: Int64.self) }
+        }
+        #expect(try next() == Tallies.instant("2026-06-11T00:00:00Z"))
+        // Settings saves the new zone; the next tick moves the reset.
+        try app.app.database.write { try $0.execute("UPDATE users SET time_zone = 'Pacific/Kiritimati' WHERE id = \(ada.id)") }
+        let scheduler = TallyResetScheduler(app: app.app)
+        #expect(try scheduler.tick(now: clock.value).isEmpty, "moving is not a reset")
+        #expect(try next() == Tallies.instant("2026-06-11T00:00:00+14:00"))
+        #expect(try Tallies.count(app, id) == 6)
+        #expect(try scheduler.tick(now: Tallies.instant("2026-06-11T00:00:00+14:00")) == [id])
+    }
+
     @Test("monthly and yearly tallies wait for their own boundaries; a tally with resets off never resets")
     func monthlyYearly() throws {
         let clock = Locked(Tallies.instant("2028-02-28T10:00:00Z"))

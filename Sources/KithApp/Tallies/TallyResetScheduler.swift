@@ -26,9 +26,27 @@ final class TallyResetScheduler: Sendable {
         self.app = app
     }
 
-    /// Applies every reset due at `now`; returns the tallies it reset.
+    /// Applies every reset due at `now`, then moves the next reset of
+    /// tallies whose owner changed time zone to midnight in the new zone;
+    /// returns the tallies it reset.
     @discardableResult
     func tick(now: Int64) throws -> [Int64] {
+        let reset = try applyDue(now: now)
+        var moved = 0
+        repeat {
+            moved = try app.database.write { tx in
+                let tallies = try TallyStore.rezoned(tx, limit: Self.batch)
+                for tally in tallies {
+                    let next = tally.schedule.nextReset(after: now, timeZone: tally.timeZone)
+                    try TallyStore.rezone(tx, id: tally.id, nextResetAt: next, timeZone: tally.timeZone)
+                }
+                return tallies.count
+            }
+        } while moved == Self.batch
+        return reset
+    }
+
+    private func applyDue(now: Int64) throws -> [Int64] {
         var all: [Int64] = []
         while true {
             let done = try app.database.write { tx -> (found: Int, reset: [(Int64, [Int64])]) in
@@ -36,7 +54,7 @@ final class TallyResetScheduler: Sendable {
                 var reset: [(Int64, [Int64])] = []
                 for tally in due {
                     let next = tally.schedule.nextReset(after: now, timeZone: tally.timeZone)
-                    try TallyStore.applyReset(tx, id: tally.id, nextResetAt: next, now: now)
+                    try TallyStore.applyReset(tx, id: tally.id, nextResetAt: next, timeZone: tally.timeZone, now: now)
                     reset.append((tally.id, try TallyStore.audience(tx, tallyID: tally.id)))
                 }
                 let app = self.app

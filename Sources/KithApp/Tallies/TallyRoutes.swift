@@ -120,8 +120,9 @@ enum TallyRoutes {
                 return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["schedule": "Choose when the tally resets."]))
             }
             return try change(context, allowed: \.canManage, refusal: "Only the owner can change when this tally resets.") { tx, tally, user, now in
-                let next = schedule.nextReset(after: now, timeZone: try ownerTimeZone(tx, tally: tally))
-                try TallyStore.setSchedule(tx, id: tally.id, schedule: schedule, nextResetAt: next, by: user.id, now: now)
+                let zone = try ownerTimeZone(tx, tally: tally)
+                let next = schedule.nextReset(after: now, timeZone: zone)
+                try TallyStore.setSchedule(tx, id: tally.id, schedule: schedule, nextResetAt: next, timeZone: zone, by: user.id, now: now)
                 return nil
             }
         }
@@ -358,7 +359,7 @@ enum TallyRoutes {
         let id = try app.database.write { tx in
             let draft = TallyStore.Draft(
                 name: cleanName(state.values["name"]!), count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
-                nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), shares: shares)
+                nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
             let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
             tx.afterCommit { publishListChanged(app, users: Set(shares.keys).union([user.id])) }
             return id

@@ -74,13 +74,16 @@ enum TallyStore {
         var fireworks: Bool
         var schedule: TallyResetSchedule
         var nextResetAt: Int64?
+        /// The owner's zone, in which `nextResetAt` was computed.
+        var timeZone: String
         var shares: [Int64: TallyRole]
     }
 
     static func create(_ tx: Transaction, ownerID: Int64, draft: Draft, now: Int64) throws -> Int64 {
         try tx.execute("""
-            INSERT INTO tallies (owner_id, name, count, fireworks, reset_schedule, next_reset_at, created_at, updated_at, updated_by)
-            VALUES (\(ownerID), \(draft.name), \(draft.count), \(draft.fireworks), \(draft.schedule), \(draft.nextResetAt), \(now), \(now), \(ownerID))
+            INSERT INTO tallies (owner_id, name, count, fireworks, reset_schedule, next_reset_at, reset_time_zone, created_at, updated_at, updated_by)
+            VALUES (\(ownerID), \(draft.name), \(draft.count), \(draft.fireworks), \(draft.schedule), \(draft.nextResetAt),
+                \(draft.nextResetAt == nil ? nil : draft.timeZone), \(now), \(now), \(ownerID))
             """)
         let id = tx.lastInsertRowID
         try setShares(tx, tallyID: id, shares: draft.shares)
@@ -104,9 +107,11 @@ enum TallyStore {
     }
 
     static func setSchedule(
-        _ tx: Transaction, id: Int64, schedule: TallyResetSchedule, nextResetAt: Int64?, by userID: Int64, now: Int64
+        _ tx: Transaction, id: Int64, schedule: TallyResetSchedule, nextResetAt: Int64?, timeZone: String, by userID: Int64, now: Int64
     ) throws {
-        try changed(tx, id: id, by: userID, now: now, "reset_schedule = \(schedule), next_reset_at = \(nextResetAt)")
+        try changed(
+            tx, id: id, by: userID, now: now,
+            "reset_schedule = \(schedule), next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone)")
     }
 
     static func setFireworks(_ tx: Transaction, id: Int64, on: Bool, by userID: Int64, now: Int64) throws {
@@ -168,7 +173,14 @@ enum TallyStore {
     struct DueReset: Sendable {
         var id: Int64
         var schedule: TallyResetSchedule
+        /// The owner's zone now.
         var timeZone: String
+
+        init(row: Row) throws {
+            id = try row.get("id")
+            schedule = try row.get("reset_schedule")
+            timeZone = try row.get("time_zone")
+        }
     }
 
     /// Tallies whose next reset instant has passed, with their owner's zone.
@@ -177,14 +189,34 @@ enum TallyStore {
             SELECT t.id, t.reset_schedule, u.time_zone FROM tallies t JOIN users u ON u.id = t.owner_id
             WHERE t.next_reset_at IS NOT NULL AND t.next_reset_at <= \(now)
             ORDER BY t.next_reset_at, t.id LIMIT \(limit)
-            """).map { DueReset(id: try $0.get("id"), schedule: try $0.get("reset_schedule"), timeZone: try $0.get("time_zone")) }
+            """).map(DueReset.init(row:))
+    }
+
+    /// Scheduled tallies whose owner has moved to another time zone since
+    /// their next reset was computed.
+    static func rezoned(_ db: some Queryable, limit: Int) throws -> [DueReset] {
+        try db.query("""
+            SELECT t.id, t.reset_schedule, u.time_zone FROM tallies t JOIN users u ON u.id = t.owner_id
+            WHERE t.next_reset_at IS NOT NULL AND t.reset_time_zone <> u.time_zone
+            ORDER BY t.id LIMIT \(limit)
+            """).map(DueReset.init(row:))
     }
 
     /// One scheduled reset: count to 0, changed by Kith, and the next instant.
-    static func applyReset(_ tx: Transaction, id: Int64, nextResetAt: Int64?, now: Int64) throws {
+    static func applyReset(_ tx: Transaction, id: Int64, nextResetAt: Int64?, timeZone: String, now: Int64) throws {
         try tx.execute("""
             UPDATE tallies SET count = 0, version = version + 1, updated_at = \(now), updated_by = NULL,
-                next_reset_at = \(nextResetAt), reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
+                next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
+                reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
+            WHERE id = \(id)
+            """)
+    }
+
+    /// The next reset computed again in the owner's new zone; the count stays.
+    static func rezone(_ tx: Transaction, id: Int64, nextResetAt: Int64?, timeZone: String) throws {
+        try tx.execute("""
+            UPDATE tallies SET next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
+                reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
             WHERE id = \(id)
             """)
     }
