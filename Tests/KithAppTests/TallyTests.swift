@@ -128,6 +128,7 @@ struct TallyTests {
         #expect(try Tallies.post(cast.owner.session, "/tallies/\(id)/delete").status == 303)
         #expect(try cast.edit.session.get("/tallies/\(id)").status == 404, "gone for everyone")
         #expect(try Tallies.row(cast.app, id) == nil)
+        #expect(try cast.owner.session.get("/tallies").header("Location") == "/", "the list lives on the home page")
         // Malformed ids are 404 too.
         #expect(try cast.owner.session.get("/tallies/12abc").status == 404)
         #expect(try Tallies.post(cast.owner.session, "/tallies/99999999999999999999/increment").status == 404)

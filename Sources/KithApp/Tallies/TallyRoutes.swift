@@ -10,6 +10,8 @@ import KithTemplates
 enum TallyRoutes {
     static let new = Route(.get, "/tallies/new")
     static let create = Route(.post, "/tallies")
+    /// The list lives on the home page.
+    static let index = Route(.get, "/tallies")
     static let list = Route(.get, "/tallies/list")
     static let sort = Route(.post, "/tallies/sort")
     static let show = Route(.get, "/tallies/:tally")
@@ -63,6 +65,7 @@ enum TallyRoutes {
             return try newPage(context, user: user, form: FormState())
         }
         app.on(create) { context in try createPost(context) }
+        app.on(index) { _ in .redirect(to: "/") }
         app.on(list) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             let (items, sort) = try listItems(context, user: user)
