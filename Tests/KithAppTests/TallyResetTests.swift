@@ -83,15 +83,32 @@ struct TallyResetScheduleTests {
 
 @Suite("Tally resets on the server")
 struct TallyResetSchedulerTests {
+    /// Ada, living in `zone`, with one daily tally made at `start`.
+    struct Daily {
+        let clock: Locked<Int64>
+        let app: AppHarness
+        let ada: (session: WebSession, id: Int64)
+        let id: Int64
+
+        init(zone: String, start: String, count: Int) throws {
+            clock = Locked(Tallies.instant(start))
+            app = try Tallies.harness(clock: clock)
+            ada = try Tallies.person(app, "ada", timeZone: zone)
+            id = try Tallies.create(ada.session, count: count, schedule: "daily")
+        }
+
+        func next() throws -> Int64? {
+            try app.app.database.read { try $0.queryValue("SELECT next_reset_at FROM tallies WHERE id = \(id)", as: Int64.self) }
+        }
+    }
+
     @Test("a daily tally resets at the owner's midnight exactly once per period, and only then")
     func oncePerPeriod() throws {
-        let clock = Locked(Tallies.instant("2026-06-10T10:00:00-04:00"))
-        let app = try Tallies.harness(clock: clock)
-        let ada = try Tallies.person(app, "ada", timeZone: "America/New_York")
-        let id = try Tallies.create(ada.session, count: 4, schedule: "daily")
+        let story = try Daily(zone: "America/New_York", start: "2026-06-10T10:00:00-04:00", count: 4)
+        let (clock, app, ada, id) = (story.clock, story.app, story.ada, story.id)
         let scheduler = TallyResetScheduler(app: app.app)
         let midnight = Tallies.instant("2026-06-11T00:00:00-04:00")
-        #expect(try app.app.database.read { try $0.queryValue("SELECT next_reset_at FROM tallies WHERE id = \(id)", as: Int64.self) } == midnight)
+        #expect(try story.next() == midnight)
 
         #expect(try scheduler.tick(now: midnight - 1).isEmpty, "not before midnight")
         #expect(try Tallies.count(app, id) == 4)
@@ -110,13 +127,9 @@ struct TallyResetSchedulerTests {
 
     @Test("when the owner moves to another time zone, the next reset moves to midnight there")
     func ownerMoves() throws {
-        let clock = Locked(Tallies.instant("2026-06-10T05:00:00Z"))
-        let app = try Tallies.harness(clock: clock)
-        let ada = try Tallies.person(app, "ada", timeZone: "UTC")
-        let id = try Tallies.create(ada.session, count: 6, schedule: "daily")
-        func next() throws -> Int64? {
-            try app.app.database.read { try $0.queryValue("SELECT next_reset_at FROM tallies WHERE id = \(id)", as: Int64.self) }
-        }
+        let story = try Daily(zone: "UTC", start: "2026-06-10T05:00:00Z", count: 6)
+        let (clock, app, ada, id) = (story.clock, story.app, story.ada, story.id)
+        let next = story.next
         #expect(try next() == Tallies.instant("2026-06-11T00:00:00Z"))
         // Settings saves the new zone; the next tick moves the reset.
         try app.app.database.write { try $0.execute("UPDATE users SET time_zone = 'Pacific/Kiritimati' WHERE id = \(ada.id)") }
