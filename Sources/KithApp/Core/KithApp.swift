@@ -27,6 +27,8 @@ public final class KithApp: HTTPResponder {
     let purges = AccountPurge()
     /// The signed-in home page, a section per feature.
     public let dashboard = DashboardSections()
+    /// Features' own threads, started and stopped with the server.
+    public let backgroundTasks = BackgroundTasks()
     /// Argon2id with a cap on concurrent hashes, shared by every request.
     let passwords: PasswordHasher
     let sessions: Sessions
@@ -76,6 +78,7 @@ public final class KithApp: HTTPResponder {
         NotificationRoutes.register(on: self)
         PushRoutes.register(on: self)
         OccasionRoutes.register(on: self)
+        TallyRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
 

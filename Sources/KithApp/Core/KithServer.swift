@@ -24,6 +24,7 @@ public final class KithServer: Sendable {
         app.live.start()
         app.notifications.start()
         app.push.start()
+        app.backgroundTasks.startAll()
         let port = try server.start()
         app.serverStarted(port: port)
         return port
@@ -37,6 +38,7 @@ public final class KithServer: Sendable {
         server.shutdown()
         app.notifications.stop()
         app.push.stop()
+        app.backgroundTasks.stopAll()
         app.database.close()
     }
 

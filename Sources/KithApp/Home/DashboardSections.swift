@@ -18,6 +18,8 @@ public final class DashboardSections: Sendable {
         var name: String
         var order: Int
         var topics: Topics
+        var stylesheets: [String]
+        var scripts: [String]
         var render: Render
     }
 
@@ -25,12 +27,15 @@ public final class DashboardSections: Sendable {
 
     public init() {}
 
+    /// `stylesheets` and `scripts` are the section's own assets (below
+    /// `Public/`), added to the home page's head.
     public func register(
-        _ name: String, order: Int, topics: @escaping Topics = { _ in [] }, render: @escaping Render
+        _ name: String, order: Int, topics: @escaping Topics = { _ in [] }, stylesheets: [String] = [], scripts: [String] = [],
+        render: @escaping Render
     ) {
         sections.withLock { sections in
             precondition(!sections.contains { $0.name == name }, "dashboard section registered twice: \(name)")
-            sections.append(Entry(name: name, order: order, topics: topics, render: render))
+            sections.append(Entry(name: name, order: order, topics: topics, stylesheets: stylesheets, scripts: scripts, render: render))
             sections.sort { ($0.order, $0.name) < ($1.order, $1.name) }
         }
     }
@@ -38,6 +43,12 @@ public final class DashboardSections: Sendable {
     /// Every section's topics for `user`, for the page's live subscription.
     func topics(for user: User) -> [String] {
         sections.withLock({ $0 }).flatMap { $0.topics(user) }
+    }
+
+    /// Every section's stylesheets and scripts, in section order.
+    var assets: (stylesheets: [String], scripts: [String]) {
+        let all = sections.withLock { $0 }
+        return (all.flatMap(\.stylesheets), all.flatMap(\.scripts))
     }
 
     /// Every section, rendered for `user`, in order.

@@ -11,10 +11,13 @@ enum HomeRoutes {
             guard let user = context.user else {
                 return context.app.page(Landing.render(context: context.pageContext()))
             }
+            // The live cursor before the sections read their data, so nothing
+            // committed in between is missed.
+            var page = context.pageContext(topics: context.app.dashboard.topics(for: user))
+            (page.stylesheets, page.scripts) = context.app.dashboard.assets
             let sections = try context.app.dashboard.render(for: user, context: context)
             let model = Dashboard.Model(displayName: user.displayName, isGuest: user.isGuest, sections: sections)
-            let topics = context.app.dashboard.topics(for: user)
-            return context.app.page(Dashboard.render(context: context.pageContext(topics: topics), model: model))
+            return context.app.page(Dashboard.render(context: page, model: model))
         }
     }
 }

@@ -13,11 +13,14 @@ final class DigestSweeper: Sendable {
     }
 
     let interval: Double
+    let name: String
     private let monitor = Monitor()
     private let state = Mutex(State())
 
-    init(interval: Double) {
+    /// `name` names the thread; other periodic jobs (tally resets) reuse this loop.
+    init(interval: Double, name: String = "kith-digests") {
         self.interval = interval
+        self.name = name
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -26,7 +29,7 @@ final class DigestSweeper: Sendable {
     func start(_ sweep: @escaping @Sendable () -> Void) {
         state.withLock { state in
             guard state.thread == nil, !state.stopping else { return }
-            state.thread = Threads.spawn(name: "kith-digests") { [self] in
+            state.thread = Threads.spawn(name: name) { [self] in
                 while !isStopping {
                     sweep()
                     let stopping = monitor.withLock { () -> Bool in

@@ -1,0 +1,65 @@
+import KithHTTP
+import KithTemplates
+
+/// Friends: add by username (mutual at once), remove (and with it every
+/// tally shared between the two, both ways, in the same transaction).
+enum FriendRoutes {
+    static let index = Route(.get, "/friends")
+    static let add = Route(.post, "/friends")
+    static let remove = Route(.post, "/friends/:user/remove")
+
+    static func register(on app: KithApp) {
+        app.on(index) { context in
+            let user = try context.requireUser()
+            return try page(context, user: user, form: FormState(), flash: flash(context.request.query["added"]))
+        }
+        app.on(add) { context in
+            let user = try context.requireUser()
+            let typed = (context.request.form["username"] ?? "").trimmingCharacters(in: .whitespaces)
+            let username = typed.hasPrefix("@") ? String(typed.dropFirst()) : typed
+            guard !username.isEmpty else {
+                return try page(context, user: user, form: FormState(values: ["username": typed], errors: ["username": "Enter their username."]), status: .unprocessableContent)
+            }
+            let now = context.app.now
+            let outcome = try context.app.database.write { tx in try FriendStore.add(tx, userID: user.id, username: username, now: now) }
+            let error: String
+            switch outcome {
+            case .added(let friend):
+                return .redirect(to: index.path() + "?added=" + PercentEncoding.encodeQueryComponent(friend.displayName))
+            case .unknown: error = "Nobody on Kith goes by \(username). Check the spelling with them."
+            case .yourself: error = "That's you! Add someone else's username."
+            case .alreadyFriends(let friend): error = "You and \(friend.displayName) are already friends."
+            }
+            return try page(context, user: user, form: FormState(values: ["username": typed], errors: ["username": error]), status: .unprocessableContent)
+        }
+        app.on(remove) { context in
+            let user = try context.requireUser()
+            let friendID = try context.request.parameter("user", as: Int64.self)
+            let app = context.app
+            try app.database.write { tx in
+                guard try FriendStore.areFriends(tx, user.id, friendID) else { throw HTTPError.notFound("That person isn't on your friends list.") }
+                let unshared = try FriendStore.remove(tx, userID: user.id, friendID: friendID)
+                var audiences: [(Int64, [Int64])] = []
+                for id in unshared { audiences.append((id, try TallyStore.audience(tx, tallyID: id))) }
+                tx.afterCommit {
+                    for (id, audience) in audiences { TallyRoutes.publishChange(app, tallyID: id, audience: audience + [user.id, friendID]) }
+                    TallyRoutes.publishListChanged(app, users: [user.id, friendID])
+                }
+            }
+            return .redirect(to: index.path())
+        }
+    }
+
+    static func flash(_ added: String?) -> [Flash] {
+        guard let added, !added.isEmpty else { return [] }
+        return [Flash(.notice, "You and \(added) are friends now.")]
+    }
+
+    static func page(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok, flash: [Flash] = []) throws -> Response {
+        var frame = context.pageContext(flash: flash)
+        frame.stylesheets = TallyRoutes.stylesheets
+        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        return context.app.page(
+            TallyPages.friends(context: frame, friends: friends.map { TallyRoutes.person($0, app: context.app) }, form: form), status: status)
+    }
+}

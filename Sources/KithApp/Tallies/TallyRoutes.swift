@@ -1,0 +1,497 @@
+import Foundation
+import KithHTTP
+import KithStorage
+import KithTemplates
+
+/// Tallies: the home list (a dashboard section), the full-screen view, and
+/// every change, each a form post that redirects back (or, from the page
+/// script, answers with the fragment it changed). Access is decided by
+/// `Tally.load` alone; what a role may do, by `TallyRole`.
+enum TallyRoutes {
+    static let new = Route(.get, "/tallies/new")
+    static let create = Route(.post, "/tallies")
+    /// The list lives on the home page.
+    static let index = Route(.get, "/tallies")
+    static let list = Route(.get, "/tallies/list")
+    static let sort = Route(.post, "/tallies/sort")
+    static let show = Route(.get, "/tallies/:tally")
+    static let row = Route(.get, "/tallies/:tally/row")
+    static let face = Route(.get, "/tallies/:tally/face")
+    static let people = Route(.get, "/tallies/:tally/people")
+    static let increment = Route(.post, "/tallies/:tally/increment")
+    static let setCount = Route(.post, "/tallies/:tally/count")
+    static let reset = Route(.post, "/tallies/:tally/reset")
+    static let rename = Route(.post, "/tallies/:tally/rename")
+    static let schedule = Route(.post, "/tallies/:tally/schedule")
+    static let fireworks = Route(.post, "/tallies/:tally/fireworks")
+    static let sharing = Route(.post, "/tallies/:tally/sharing")
+    static let mute = Route(.post, "/tallies/:tally/mute")
+    static let delete = Route(.post, "/tallies/:tally/delete")
+    static let leave = Route(.post, "/tallies/:tally/leave")
+
+    static let changeKind = "tally.change"
+    static let stylesheets = ["css/tallies.css"]
+    static let scripts = ["js/tallies.js"]
+
+    static func register(on app: KithApp) {
+        app.liveTopics.register(kind: "tally") { key, context in
+            guard let user = context.user, let id = Int64(key) else { return false }
+            return try Tally.load(id, for: user, in: context.app) != nil
+        }
+        app.liveTopics.register(kind: "tallies") { key, context in
+            guard let user = context.user else { return false }
+            return key == String(user.id)
+        }
+        app.notifications.register(kind: changeKind) { digest in
+            "\(Notifications.listing(digest.actorNames)) changed \(digest.scopeTitle)"
+        }
+        app.purges.register("tallies") { tx, userID in
+            let affected = try TallyStore.purge(tx, userID: userID)
+            tx.afterCommit { publishListChanged(app, users: affected) }
+        }
+        app.dashboard.register(
+            "tallies", order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: stylesheets, scripts: scripts
+        ) { user, context in
+            let (items, sort) = try listItems(context, user: user)
+            return TallyPages.section(items: items, sort: sort, csrfToken: context.csrfToken)
+        }
+        let scheduler = TallyResetScheduler(app: app)
+        app.backgroundTasks.register("tally-resets", start: { scheduler.start() }, stop: { scheduler.stop() })
+
+        FriendRoutes.register(on: app)
+
+        app.on(new) { context in
+            let user = try context.requireUser()
+            return try newPage(context, user: user, form: FormState())
+        }
+        app.on(create) { context in try createPost(context) }
+        app.on(index) { _ in .redirect(to: "/") }
+        app.on(list) { context in
+            guard let user = context.user else { throw HTTPError.notFound() }
+            let (items, sort) = try listItems(context, user: user)
+            return context.app.page(TallyPages.list(items: items, sort: sort, csrfToken: context.csrfToken))
+        }
+        app.on(sort) { context in
+            let user = try context.requireUser()
+            guard let sort = TallyStore.Sort(rawValue: context.request.form["sort"] ?? "") else {
+                throw HTTPError.badRequest("Choose how to sort: by last updated or by created.")
+            }
+            let app = context.app
+            try app.database.write { tx in
+                try TallyStore.setSort(tx, userID: user.id, sort: sort)
+                tx.afterCommit { publishListChanged(app, users: [user.id]) }
+            }
+            return .redirect(to: "/")
+        }
+        app.on(show) { context in try fullPage(context) }
+        app.on(row) { context in
+            let (user, tally) = try seen(context)
+            return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), csrfToken: context.csrfToken))
+        }
+        app.on(face) { context in
+            let (user, tally) = try seen(context)
+            return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
+        }
+        app.on(people) { context in
+            let user = try context.requireUser()
+            let tally = try context.load(Tally.self, parameter: "tally")
+            let model = try fullModel(context, user: user, tally: tally)
+            return context.app.page(TallyPages.people(model, csrf: context.csrfToken))
+        }
+        app.on(increment) { context in
+            try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
+                    throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
+                }
+                return "+1"
+            }
+        }
+        app.on(setCount) { context in try setCountPost(context) }
+        app.on(reset) { context in
+            try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                try TallyStore.setCount(tx, id: tally.id, to: 0, by: user.id, now: now)
+                return "reset to 0"
+            }
+        }
+        app.on(rename) { context in try renamePost(context) }
+        app.on(schedule) { context in
+            let form = context.request.form
+            guard let schedule = TallyResetSchedule(rawValue: form["schedule"] ?? "") else {
+                let user = try context.requireUser()
+                let tally = try context.load(Tally.self, parameter: "tally")
+                guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can change when this tally resets.") }
+                return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["schedule": "Choose when the tally resets."]))
+            }
+            return try change(context, allowed: \.canManage, refusal: "Only the owner can change when this tally resets.") { tx, tally, user, now in
+                let zone = try ownerTimeZone(tx, tally: tally)
+                let next = schedule.nextReset(after: now, timeZone: zone)
+                try TallyStore.setSchedule(tx, id: tally.id, schedule: schedule, nextResetAt: next, timeZone: zone, by: user.id, now: now)
+                return nil
+            }
+        }
+        app.on(fireworks) { context in
+            let on = context.request.form["fireworks"] == "1"
+            return try change(context, allowed: \.canManage, refusal: "Only the owner can change the fireworks.") { tx, tally, user, now in
+                try TallyStore.setFireworks(tx, id: tally.id, on: on, by: user.id, now: now)
+                return nil
+            }
+        }
+        app.on(sharing) { context in try sharingPost(context) }
+        app.on(mute) { context in
+            let user = try context.requireUser()
+            let tally = try context.load(Tally.self, parameter: "tally")
+            let muting = context.request.form["muted"] != "0"
+            let notifications = context.app.notifications
+            try context.app.database.write { tx in
+                let scope = Tally.topic(tally.id)
+                if muting { try notifications.mute(scope: scope, for: user.id, in: tx) } else { try notifications.unmute(scope: scope, for: user.id, in: tx) }
+            }
+            return .redirect(to: show.path(tally.id))
+        }
+        app.on(delete) { context in
+            try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can delete this tally. You can leave it instead.") {
+                tx, tally, _ in try TallyStore.delete(tx, id: tally.id)
+            }
+            return .redirect(to: "/")
+        }
+        app.on(leave) { context in
+            try audienceChange(context, allowed: \.canLeave, refusal: "You own this tally: delete it instead of leaving.") { tx, tally, user in
+                try TallyStore.leave(tx, id: tally.id, userID: user.id)
+            }
+            return .redirect(to: "/")
+        }
+    }
+
+    // MARK: Live
+
+    /// The full-screen view's fragments for one tally.
+    static func faceFragments(_ id: Int64) -> [String] { ["tally-\(id)-face", "tally-\(id)-people"] }
+
+    /// Tells every page showing the tally that it changed: full-screen views
+    /// on its own topic, and each person's list on theirs (so a list page
+    /// follows one topic however many tallies it shows).
+    static func publishChange(_ app: KithApp, tallyID: Int64, audience: [Int64]) {
+        app.live.publish(topic: Tally.topic(tallyID), fragments: faceFragments(tallyID))
+        for user in Set(audience).sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: ["tally-\(tallyID)"]) }
+    }
+
+    /// A tally joined or left these people's lists: the whole list refreshes.
+    static func publishListChanged(_ app: KithApp, users: Set<Int64>) {
+        for user in users.sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: ["tally-list"]) }
+    }
+
+    // MARK: Changing a tally
+
+    /// The common shape of a change: load (404 for outsiders), check the
+    /// role (403 with a gentle message for friends who may not), write,
+    /// record who changed it for the digest, publish after commit, and
+    /// answer with the changed fragment (script) or a redirect (form).
+    /// `body` returns what to tell friends ("+1"), or nil for changes not
+    /// worth a notification.
+    static func change(
+        _ context: RequestContext, allowed: KeyPath<TallyRole, Bool>, refusal: String,
+        _ body: (Transaction, Tally, User, Int64) throws -> String?
+    ) throws -> Response {
+        let user = try context.requireUser()
+        let tally = try context.load(Tally.self, parameter: "tally")
+        guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
+        let app = context.app
+        let now = app.now
+        try app.database.write { tx in
+            try recheck(tx, tally: tally, user: user, allowed: allowed)
+            let subject = try body(tx, tally, user, now)
+            let audience = try TallyStore.audience(tx, tallyID: tally.id)
+            if let subject {
+                let name = try tx.queryValue("SELECT name FROM tallies WHERE id = \(tally.id)", as: String.self) ?? tally.name
+                try app.notifications.record(
+                    Notifications.Event(
+                        kind: changeKind, scope: Tally.topic(tally.id), scopeTitle: name, actorID: user.id, actorName: user.displayName,
+                        subject: subject, link: show.path(tally.id), recipients: audience),
+                    in: tx)
+            }
+            tx.afterCommit { publishChange(app, tallyID: tally.id, audience: audience) }
+        }
+        return try answer(context, user: user, tallyID: tally.id)
+    }
+
+    /// The access decision again, inside the write: a share removed between
+    /// loading the tally and writing must not let the write through.
+    static func recheck(_ tx: Transaction, tally: Tally, user: User, allowed: KeyPath<TallyRole, Bool>) throws {
+        guard let current = try TallyStore.tally(tx, id: tally.id, viewerID: user.id) else { throw HTTPError.notFound() }
+        guard current.role[keyPath: allowed] else { throw HTTPError.forbidden("You can no longer change this tally.") }
+    }
+
+    /// A change to who sees the tally (sharing, leaving, deleting): those
+    /// who still see it refresh it, and the lists of those who gained or
+    /// lost it refresh whole.
+    static func audienceChange(
+        _ context: RequestContext, allowed: KeyPath<TallyRole, Bool>, refusal: String, _ body: (Transaction, Tally, User) throws -> Void
+    ) throws {
+        let user = try context.requireUser()
+        let tally = try context.load(Tally.self, parameter: "tally")
+        guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
+        let app = context.app
+        try app.database.write { tx in
+            try recheck(tx, tally: tally, user: user, allowed: allowed)
+            let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            try body(tx, tally, user)
+            let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            tx.afterCommit {
+                publishChange(app, tallyID: tally.id, audience: Array(after))
+                publishListChanged(app, users: before.symmetricDifference(after))
+            }
+        }
+    }
+
+    /// From the page script (`X-Kith-Enhanced`), the fragment the form
+    /// named, rendered fresh; from a plain form, a redirect to where it was.
+    static func answer(_ context: RequestContext, user: User, tallyID: Int64) throws -> Response {
+        let form = context.request.form
+        let back = show.path(tallyID)
+        if context.request.headers["X-Kith-Enhanced"] != nil,
+            let tally = try context.app.database.read({ try TallyStore.tally($0, id: tallyID, viewerID: user.id) })
+        {
+            switch form["fragment"] {
+            case "row": return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), csrfToken: context.csrfToken))
+            case "face":
+                return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
+            default: break
+            }
+        }
+        return .redirect(to: form["return"] == "/" ? "/" : back)
+    }
+
+    static func setCountPost(_ context: RequestContext) throws -> Response {
+        let raw = (context.request.form["count"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let count = Int64(raw), (0...TallyStore.maximumCount).contains(count) else {
+            let user = try context.requireUser()
+            let tally = try context.load(Tally.self, parameter: "tally")
+            guard tally.role.canChangeCount else { throw HTTPError.forbidden("This tally is view only.") }
+            return try fullPage(
+                context, user: user, tally: tally,
+                form: FormState(values: ["count": raw], errors: ["count": "Enter a whole number from 0 to 999,999,999."]))
+        }
+        return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+            try TallyStore.setCount(tx, id: tally.id, to: count, by: user.id, now: now)
+            return "set to \(Numerals.arabic(count))"
+        }
+    }
+
+    static func renamePost(_ context: RequestContext) throws -> Response {
+        let raw = context.request.form["name"] ?? ""
+        if let error = nameError(raw) {
+            let user = try context.requireUser()
+            let tally = try context.load(Tally.self, parameter: "tally")
+            guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can rename this tally.") }
+            return try fullPage(context, user: user, tally: tally, form: FormState(values: ["name": raw], errors: ["name": error]))
+        }
+        let name = cleanName(raw)
+        return try change(context, allowed: \.canManage, refusal: "Only the owner can rename this tally.") { tx, tally, user, now in
+            try TallyStore.rename(tx, id: tally.id, to: name, by: user.id, now: now)
+            return "renamed it"
+        }
+    }
+
+    static func sharingPost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        let tally = try context.load(Tally.self, parameter: "tally")
+        guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can share this tally.") }
+        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        let shares: [Int64: TallyRole]
+        do {
+            shares = try parseShares(context.request.form, friends: friends)
+        } catch let error as ShareError {
+            return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["share": error.message]))
+        }
+        try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can share this tally.") { tx, tally, _ in
+            try TallyStore.setShares(tx, tallyID: tally.id, shares: shares)
+        }
+        return .redirect(to: show.path(tally.id))
+    }
+
+    struct ShareError: Error {
+        var message: String
+    }
+
+    /// `share-<friend id>` = none, view or edit, for friends only.
+    static func parseShares(_ form: FormData, friends: [Tally.Person]) throws -> [Int64: TallyRole] {
+        let friendIDs = Set(friends.map(\.id))
+        var shares: [Int64: TallyRole] = [:]
+        for name in form.names where name.hasPrefix("share-") {
+            guard let id = Int64(name.dropFirst("share-".count)), friendIDs.contains(id) else {
+                throw ShareError(message: "You can only share a tally with your friends.")
+            }
+            switch form[name] {
+            case "none": continue
+            case "view": shares[id] = .view
+            case "edit": shares[id] = .edit
+            default: throw ShareError(message: "Choose not shared, can view or can edit for each friend.")
+            }
+        }
+        return shares
+    }
+
+    // MARK: Creating
+
+    static func createPost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        let form = context.request.form
+        var state = FormState(values: [
+            "name": form["name"] ?? "", "count": (form["count"] ?? "").trimmingCharacters(in: .whitespaces),
+            "schedule": form["schedule"] ?? "off", "fireworks": form["fireworks"] == "on" ? "on" : "off",
+        ])
+        for name in form.names where name.hasPrefix("share-") { state.values[name] = form[name] }
+        if let error = nameError(state.values["name"]!) { state.errors["name"] = error }
+        let countText = state.values["count"]!.isEmpty ? "0" : state.values["count"]!
+        let count = Int64(countText).flatMap { (0...TallyStore.maximumCount).contains($0) ? $0 : nil }
+        if count == nil { state.errors["count"] = "Enter a whole number from 0 to 999,999,999." }
+        let schedule = TallyResetSchedule(rawValue: state.values["schedule"]!)
+        if schedule == nil { state.errors["schedule"] = "Choose when the tally resets." }
+        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        var shares: [Int64: TallyRole] = [:]
+        do {
+            shares = try parseShares(form, friends: friends)
+        } catch let error as ShareError {
+            state.errors["share"] = error.message
+        }
+        guard state.isValid, let count, let schedule else {
+            return try newPage(context, user: user, form: state, status: .unprocessableContent)
+        }
+        let app = context.app
+        let now = app.now
+        let id = try app.database.write { tx in
+            let draft = TallyStore.Draft(
+                name: cleanName(state.values["name"]!), count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
+                nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
+            let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
+            tx.afterCommit { publishListChanged(app, users: Set(shares.keys).union([user.id])) }
+            return id
+        }
+        return .redirect(to: show.path(id))
+    }
+
+    static func cleanName(_ raw: String) -> String { raw.trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    static func nameError(_ raw: String) -> String? {
+        let name = cleanName(raw)
+        if name.isEmpty { return "Give the tally a name." }
+        if name.unicodeScalars.count > TallyStore.maximumNameLength { return "Keep the name to 60 characters or fewer." }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "Keep the name on one line." }
+        return nil
+    }
+
+    static func newPage(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
+        var page = context.pageContext()
+        page.stylesheets = stylesheets
+        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        let shares = friends.map { TallyPages.Share(person: person($0, app: context.app), permission: "none") }
+        return context.app.page(TallyPages.new(context: page, form: form, friends: shares, schedules: scheduleOptions), status: status)
+    }
+
+    static let scheduleOptions: [(value: String, label: String)] = TallyResetSchedule.allCases.map { ($0.rawValue, $0.label) }
+
+    // MARK: Reading
+
+    /// The signed-in viewer's tally, recorded as seen by them as rendered:
+    /// what a fragment shows (with its flash) is what they have now seen.
+    static func seen(_ context: RequestContext) throws -> (User, Tally) {
+        let user = try context.requireUser()
+        let id = try context.request.parameter("tally", as: Int64.self)
+        let tally = try context.app.database.write { tx -> Tally? in
+            guard let tally = try TallyStore.tally(tx, id: id, viewerID: user.id) else { return nil }
+            try TallyStore.markSeen(tx, tallyID: id, userID: user.id)
+            return tally
+        }
+        guard let tally else { throw HTTPError.notFound() }
+        return (user, tally)
+    }
+
+    /// The viewer's list in their sort, each row marked seen as it is shown.
+    static func listItems(_ context: RequestContext, user: User) throws -> ([TallyPages.Item], TallyPages.Sort) {
+        let (tallies, sort) = try context.app.database.write { tx in
+            let sort = try TallyStore.sort(tx, userID: user.id)
+            let tallies = try TallyStore.list(tx, viewerID: user.id, sort: sort)
+            for tally in tallies where tally.seenVersion != tally.version {
+                try TallyStore.markSeen(tx, tallyID: tally.id, userID: user.id)
+            }
+            return (tallies, sort)
+        }
+        return (tallies.map { item($0, for: user, app: context.app) }, sort == .created ? .created : .updated)
+    }
+
+    static func fullPage(_ context: RequestContext, form: FormState = FormState()) throws -> Response {
+        let user = try context.requireUser()
+        let tally = try context.load(Tally.self, parameter: "tally")
+        return try fullPage(context, user: user, tally: tally, form: form)
+    }
+
+    static func fullPage(_ context: RequestContext, user: User, tally loaded: Tally, form: FormState) throws -> Response {
+        // The cursor first, then the data (read again, and marked seen).
+        var page = context.pageContext(topics: [Tally.topic(loaded.id)])
+        page.stylesheets = stylesheets
+        page.scripts = scripts
+        let (_, tally) = try seen(context)
+        var model = try fullModel(context, user: user, tally: tally)
+        model.form = form
+        return context.app.page(TallyPages.full(context: page, model: model), status: form.isValid ? .ok : .unprocessableContent)
+    }
+
+    static func fullModel(_ context: RequestContext, user: User, tally: Tally) throws -> TallyPages.FullModel {
+        let app = context.app
+        let (sharedWith, friends, zone, muted) = try app.database.read { db in
+            (
+                try TallyStore.sharedWith(db, tallyID: tally.id),
+                tally.role.canManage ? try FriendStore.friends(db, userID: user.id) : [],
+                try ownerTimeZone(db, tally: tally),
+                try NotificationStore.mutedScopes(db, userID: user.id, among: [Tally.topic(tally.id)]).isEmpty == false
+            )
+        }
+        let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
+        let now = app.now
+        var updated = "Updated \(SettingsRoutes.relative(tally.updatedAt, now: now))"
+        if let by = tally.updatedBy { updated += " by \(by.id == user.id ? "you" : by.displayName)" } else if tally.version > 1 { updated += " by Kith" }
+        return TallyPages.FullModel(
+            item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
+            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(localTime($0, zone: zone)) (\(zone))." },
+            updated: updated,
+            people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
+            friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
+            muted: muted)
+    }
+
+    static func localTime(_ instant: Int64, zone: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE d MMM yyyy, HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant)))
+    }
+
+    static func ownerTimeZone(_ db: some Queryable, tally: Tally) throws -> String {
+        try db.queryValue("SELECT time_zone FROM users WHERE id = \(tally.owner.id)", as: String.self) ?? "UTC"
+    }
+
+    // MARK: Template models
+
+    static func item(_ tally: Tally, for user: User, app: KithApp) -> TallyPages.Item {
+        TallyPages.Item(
+            id: tally.id, name: tally.name, count: tally.count, style: Numerals.Style(rawValue: user.numberStyle.rawValue) ?? .arabic,
+            owner: person(tally.owner, app: app), isOwner: tally.role == .owner, canChangeCount: tally.role.canChangeCount,
+            flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, fireworks: tally.fireworks,
+            createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version)
+    }
+
+    static func person(_ person: Tally.Person, app: KithApp) -> TallyPages.Person {
+        TallyPages.Person(
+            id: person.id, name: person.displayName, username: person.username,
+            avatarURL: avatarURL(person.avatar, name: person.displayName, app: app), colour: colourID(person.avatarColour))
+    }
+
+    static func avatarURL(_ avatar: String, name: String, app: KithApp) -> String {
+        app.assets.url((Avatars.named(avatar) ?? Avatars.forName(name)).file)
+    }
+
+    static func colourID(_ colour: String) -> String {
+        Avatars.colour(named: colour)?.id ?? "purple"
+    }
+}

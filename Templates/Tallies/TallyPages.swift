@@ -1,0 +1,477 @@
+/// The tally pages: the home list and its rows, the full-screen view, the
+/// create form. Rows and the full-screen face are live fragments: each has
+/// an id and the URL that renders exactly it for whoever asks.
+public enum TallyPages {
+    /// Someone shown beside a tally.
+    public struct Person: Sendable, Equatable {
+        public var id: Int64
+        public var name: String
+        public var username: String?
+        public var avatarURL: String
+        /// An avatar colour id (`teal`): the ring around the face.
+        public var colour: String
+        public init(id: Int64, name: String, username: String?, avatarURL: String, colour: String) {
+            self.id = id
+            self.name = name
+            self.username = username
+            self.avatarURL = avatarURL
+            self.colour = colour
+        }
+    }
+
+    /// One tally as one viewer sees it.
+    public struct Item: Sendable {
+        public var id: Int64
+        public var name: String
+        public var count: Int64
+        public var style: Numerals.Style
+        public var owner: Person
+        public var isOwner: Bool
+        public var canChangeCount: Bool
+        /// Someone else changed it since this viewer last looked.
+        public var flashBy: Person?
+        public var fireworks: Bool
+        public var createdAt: Int64
+        public var updatedAt: Int64
+        public var version: Int64
+        public init(
+            id: Int64, name: String, count: Int64, style: Numerals.Style, owner: Person, isOwner: Bool, canChangeCount: Bool,
+            flashBy: Person?, fireworks: Bool, createdAt: Int64, updatedAt: Int64, version: Int64
+        ) {
+            self.id = id
+            self.name = name
+            self.count = count
+            self.style = style
+            self.owner = owner
+            self.isOwner = isOwner
+            self.canChangeCount = canChangeCount
+            self.flashBy = flashBy
+            self.fireworks = fireworks
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+            self.version = version
+        }
+
+        var path: String { "/tallies/\(id)" }
+        /// What a screen reader says for the count control: "Coffee, 12, increment".
+        var spokenName: String {
+            "\(name), \(Numerals.arabic(count)), \(canChangeCount ? "increment" : "view only")"
+        }
+    }
+
+    public enum Sort: String, Sendable {
+        case updated, created
+    }
+
+    // MARK: The list
+
+    /// The dashboard's tallies section: heading, create link, the list.
+    public static func section(items: [Item], sort: Sort, csrfToken: String?) -> HTML {
+        """
+        <section class="dashboard-section tallies-section stack" aria-labelledby="tallies-heading">
+        <div class="cluster cluster--between">
+        <h2 id="tallies-heading">Tallies</h2>
+        <div class="cluster">\(Button.link("Friends", href: "/friends", style: .secondary, small: true))\(Button.link("New tally", href: "/tallies/new", small: true))</div>
+        </div>
+        \(list(items: items, sort: sort, csrfToken: csrfToken))
+        </section>
+        """
+    }
+
+    /// The list with its sort switch; a fragment refetched when a tally
+    /// joins or leaves it.
+    public static func list(items: [Item], sort: Sort, csrfToken: String?) -> HTML {
+        let body: HTML
+        if items.isEmpty {
+            body = EmptyState.render(
+                title: "No tallies yet", message: "Count anything — coffees, push-ups, times the cat sat on the keyboard — alone or with friends.",
+                action: Button.link("Start a tally", href: "/tallies/new"), headingLevel: 3)
+        } else {
+            body = """
+                <form class="tally-sort cluster" method="post" action="/tallies/sort">
+                \(Layout.csrfField(csrfToken))
+                <span class="muted text-sm" id="tally-sort-label">Sort by</span>
+                <div class="cluster tally-sort__options" role="group" aria-labelledby="tally-sort-label">
+                \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))
+                </div>
+                </form>
+                <ul class="tally-list"\(attribute: "data-sort", sort.rawValue) aria-label="Your tallies">
+                \(items.map { row($0, csrfToken: csrfToken) })
+                </ul>
+                """
+        }
+        return """
+            <div class="tally-list-wrap stack" id="tally-list" data-fragment="/tallies/list">
+            \(body)
+            </div>
+            """
+    }
+
+    static func sortButton(_ value: String, _ label: String, current: Sort) -> HTML {
+        let pressed = current.rawValue == value
+        return """
+            <button class="button button--small\(pressed ? "" : " button--secondary")" type="submit" name="sort"\(attribute: "value", value) aria-pressed="\(pressed ? "true" : "false")">\(label)</button>
+            """
+    }
+
+    /// One row: owner's face, name (opens the tally), a lock when view-only,
+    /// the avatar of whoever changed it since you looked, and the count,
+    /// which is the increment button.
+    public static func row(_ item: Item, csrfToken: String?) -> HTML {
+        let lock: HTML = item.canChangeCount ? "" : "<span class=\"tally-row__lock\">\(lockIcon)<span class=\"visually-hidden\">View only</span></span>"
+        return """
+            <li class="tally-row" id="tally-\(item.id)" data-fragment="/tallies/\(item.id)/row" data-tally="\(item.id)" \
+            data-created="\(item.createdAt)" data-updated="\(item.updatedAt)" data-version="\(item.version)"\
+            \(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in "1" })>
+            \(avatar(item.owner, label: item.isOwner ? "You own this" : "Owned by \(item.owner.name)", size: 36))
+            <div class="tally-row__main">
+            <a class="tally-row__name"\(attribute: "href", item.path)>\(item.name)</a>
+            \(flash(item.flashBy))
+            </div>
+            \(lock)
+            \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: "/", classes: "tally-row__count"))
+            </li>
+            """
+    }
+
+    static func flash(_ person: Person?) -> HTML {
+        guard let person else { return "" }
+        return """
+            <span class="tally-flash">\(avatar(person, label: "", size: 24))<span class="tally-flash__text">\(person.name) changed this</span></span>
+            """
+    }
+
+    /// The count as a button that increments it (a form post without
+    /// script), or, view-only, a button that only says so.
+    static func countControl(_ item: Item, csrfToken: String?, fragment: String, returnTo: String, classes: String) -> HTML {
+        let numeral = Numerals.render(item.count, style: item.style)
+        guard item.canChangeCount else {
+            return """
+                <button class="\(classes) tally-count tally-count--view" type="button" data-view-only aria-disabled="true"\(attribute: "aria-label", item.spokenName)>\(numeral)</button>
+                """
+        }
+        return """
+            <form class="tally-count-form" method="post"\(attribute: "action", "\(item.path)/increment") data-increment\(attribute: "data-style", item.style.rawValue)>
+            \(Layout.csrfField(csrfToken))<input type="hidden" name="fragment"\(attribute: "value", fragment)><input type="hidden" name="return"\(attribute: "value", returnTo)>
+            <button class="\(classes) tally-count" type="submit"\(attribute: "aria-label", item.spokenName) data-count="\(item.count)">\(numeral)</button>
+            </form>
+            """
+    }
+
+    public static func avatar(_ person: Person, label: String, size: Int) -> HTML {
+        """
+        <img class="tally-avatar tally-avatar--\(person.colour)"\(attribute: "src", person.avatarURL)\(attribute: "alt", label) width="\(size)" height="\(size)">
+        """
+    }
+
+    static let lockIcon: HTML = """
+        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round"><rect x="5" y="11" width="14" height="10" rx="2"/><path d="M8 11V8a4 4 0 0 1 8 0v3"/></svg>
+        """
+
+    // MARK: The full-screen view
+
+    public struct Share: Sendable {
+        public var person: Person
+        /// "none", "view" or "edit".
+        public var permission: String
+        public init(person: Person, permission: String) {
+            self.person = person
+            self.permission = permission
+        }
+    }
+
+    public struct FullModel: Sendable {
+        public var item: Item
+        public var canManage: Bool
+        public var schedule: String
+        public var schedules: [(value: String, label: String)]
+        /// "Next reset: 1 March, 00:00 (Europe/London)", or nil when off.
+        public var nextReset: String?
+        /// "Updated 3 minutes ago by Bob".
+        public var updated: String
+        /// Everyone who sees it, for the people table (not the owner).
+        public var people: [Share]
+        /// The owner's friends, for the sharing form (owner only).
+        public var friends: [Share]
+        public var muted: Bool
+        /// The rename and set-count forms, shown again with their errors.
+        public var form: FormState
+        public init(
+            item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
+            updated: String, people: [Share], friends: [Share], muted: Bool, form: FormState = FormState()
+        ) {
+            self.item = item
+            self.canManage = canManage
+            self.schedule = schedule
+            self.schedules = schedules
+            self.nextReset = nextReset
+            self.updated = updated
+            self.people = people
+            self.friends = friends
+            self.muted = muted
+            self.form = form
+        }
+    }
+
+    /// The big count, name and "updated by": the live part of the page.
+    public static func face(_ model: FullModel, csrfToken: String?) -> HTML {
+        let item = model.item
+        let lock: HTML = item.canChangeCount ? "" : "<p class=\"tally-face__lock\">\(lockIcon) View only</p>"
+        return """
+            <section class="tally-face stack" id="tally-\(item.id)-face" data-fragment="/tallies/\(item.id)/face" data-tally="\(item.id)" \
+            data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in "1" }) aria-labelledby="tally-title">
+            <h1 class="tally-face__name" id="tally-title">\(item.name)</h1>
+            \(countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.path, classes: "tally-face__count"))
+            \(lock)
+            <p class="tally-face__updated muted">\(flash(item.flashBy)) \(model.updated)</p>
+            </section>
+            """
+    }
+
+    public static func full(context: PageContext, model: FullModel) -> HTML {
+        let item = model.item
+        let csrf = context.csrfToken
+        var sections: [HTML] = []
+        if model.canManage {
+            sections.append(card(title: "Name", """
+                <form class="stack" method="post"\(attribute: "action", "\(item.path)/rename")>
+                \(Layout.csrfField(csrf))
+                \(FormField.text(name: "name", label: "Name", value: model.form.values["name"] ?? item.name, error: model.form.errors["name"], required: true, maxLength: 60))
+                <div>\(Button.secondary("Rename", small: true))</div>
+                </form>
+                """))
+        }
+        if item.canChangeCount {
+            sections.append(card(title: "Count", """
+                <form class="stack" method="post"\(attribute: "action", "\(item.path)/count")>
+                \(Layout.csrfField(csrf))
+                \(FormField.number(name: "count", label: "Set the count to", value: model.form.values["count"] ?? String(item.count), error: model.form.errors["count"], required: true, min: 0, max: 999_999_999))
+                <div>\(Button.secondary("Set count", small: true))</div>
+                </form>
+                <form method="post"\(attribute: "action", "\(item.path)/reset")>
+                \(Layout.csrfField(csrf))\(Button.secondary("Reset to 0 now", small: true))
+                </form>
+                """))
+        }
+        sections.append(card(title: "Resets", resets(model, csrf: csrf)))
+        sections.append(card(title: "Colour", colour(item)))
+        sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
+        sections.append(card(title: "Notifications", """
+            <form class="stack" method="post"\(attribute: "action", "\(item.path)/mute")>
+            \(Layout.csrfField(csrf))
+            <p class="muted">\(model.muted ? "You won't hear about friends' changes to this tally." : "Your inbox tells you when friends change this tally.")</p>
+            <input type="hidden" name="muted"\(attribute: "value", model.muted ? "0" : "1")>
+            <div>\(Button.secondary(model.muted ? "Unmute" : "Mute", small: true))</div>
+            </form>
+            """))
+        if model.canManage {
+            sections.append(card(title: "Fireworks", """
+                <form class="stack" method="post"\(attribute: "action", "\(item.path)/fireworks")>
+                \(Layout.csrfField(csrf))
+                <p class="muted">\(item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.")</p>
+                <input type="hidden" name="fireworks"\(attribute: "value", item.fireworks ? "0" : "1")>
+                <div>\(Button.secondary(item.fireworks ? "Turn fireworks off" : "Turn fireworks on", small: true))</div>
+                </form>
+                """))
+            sections.append(card(title: "Delete", """
+                <form class="stack" method="post"\(attribute: "action", "\(item.path)/delete")>
+                \(Layout.csrfField(csrf))
+                <p class="muted">Deleting removes this tally for everyone it is shared with.</p>
+                <div>\(Button.danger("Delete tally", small: true))</div>
+                </form>
+                """))
+        } else {
+            sections.append(card(title: "Leave", """
+                <form class="stack" method="post"\(attribute: "action", "\(item.path)/leave")>
+                \(Layout.csrfField(csrf))
+                <p class="muted">\(item.owner.name) keeps the tally; it leaves your list.</p>
+                <div>\(Button.danger("Leave tally", small: true))</div>
+                </form>
+                """))
+        }
+        return Layout.page(
+            title: item.name, context: context,
+            main: """
+                <div class="container stack tally-full" data-tally-page="\(item.id)">
+                <p><a href="/">← All tallies</a></p>
+                \(model.form.summary(order: ["name", "count", "schedule", "share"]))
+                \(face(model, csrfToken: csrf))
+                <div class="grid tally-settings">
+                \(sections)
+                </div>
+                </div>
+                """)
+    }
+
+    static func card(title: String, _ body: HTML) -> HTML {
+        """
+        <section class="card stack tally-card"><h2 class="card__title">\(title)</h2>
+        \(body)
+        </section>
+        """
+    }
+
+    static func resets(_ model: FullModel, csrf: String?) -> HTML {
+        let current = model.schedules.first { $0.value == model.schedule }?.label ?? model.schedule
+        let next: HTML = model.nextReset.map { "<p class=\"muted\">\($0)</p>" } ?? ""
+        guard model.canManage else {
+            return "<p>\(current)</p>\n\(next)"
+        }
+        return """
+            <form class="stack" method="post"\(attribute: "action", "\(model.item.path)/schedule")>
+            \(Layout.csrfField(csrf))
+            \(FormField.select(name: "schedule", label: "Reset to 0", options: model.schedules, selected: model.schedule, hint: "At midnight where you are.", error: model.form.errors["schedule"]))
+            \(next)
+            <div>\(Button.secondary("Save resets", small: true))</div>
+            </form>
+            """
+    }
+
+    /// Twelve tints kept by this browser alone; the script shows the picker.
+    static func colour(_ item: Item) -> HTML {
+        let swatches = (0..<12).map { index -> HTML in
+            "<button class=\"tally-swatch tint-\(index + 1)\" type=\"button\" data-tint=\"\(index + 1)\" aria-pressed=\"false\"><span class=\"visually-hidden\">Colour \(index + 1)</span></button>"
+        }
+        return """
+            <div class="tally-colours" data-tally-colours="\(item.id)">
+            <p class="muted">A tint for this tally on this device only.</p>
+            <p class="tally-colours__nojs muted">Colours need JavaScript.</p>
+            <div class="cluster tally-swatches" role="group" aria-label="Colour" hidden>
+            <button class="tally-swatch tally-swatch--none" type="button" data-tint="0" aria-pressed="false">Default</button>
+            \(swatches)
+            </div>
+            </div>
+            """
+    }
+
+    /// Who sees the tally. The owner's version is the sharing form: every
+    /// friend with not shared, view or edit.
+    public static func people(_ model: FullModel, csrf: String?) -> HTML {
+        let item = model.item
+        let ownerRow: HTML = """
+            <tr><th scope="row" class="tally-person">\(avatar(item.owner, label: "", size: 28)) \(item.owner.name)</th><td>Owner</td></tr>
+            """
+        guard model.canManage else {
+            let rows = model.people.map { share -> HTML in
+                "<tr><th scope=\"row\" class=\"tally-person\">\(avatar(share.person, label: "", size: 28)) \(share.person.name)</th><td>\(label(share.permission))</td></tr>"
+            }
+            return """
+                <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
+                <table class="tally-people"><thead><tr><th scope="col">Person</th><th scope="col">Can</th></tr></thead>
+                <tbody>\(ownerRow)\(rows)</tbody></table>
+                </div>
+                """
+        }
+        guard !model.friends.isEmpty else {
+            return """
+                <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
+                <p class="muted">Add friends to share this tally with them.</p>
+                <p>\(Button.link("Add friends", href: "/friends", style: .secondary, small: true))</p>
+                </div>
+                """
+        }
+        let rows = model.friends.map { shareRow($0, selected: $0.permission) }
+        return """
+            <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
+            <form class="stack" method="post"\(attribute: "action", "\(item.path)/sharing")>
+            \(Layout.csrfField(csrf))
+            <table class="tally-people"><thead><tr><th scope="col">Friend</th><th scope="col">Can</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            <div>\(Button.secondary("Save sharing", small: true))</div>
+            </form>
+            </div>
+            """
+    }
+
+    /// A friend and a choice of not shared, can view or can edit.
+    static func shareRow(_ share: Share, selected: String) -> HTML {
+        let id = FormField.id(for: "share-\(share.person.id)")
+        let options = [("none", "Not shared"), ("view", "Can view"), ("edit", "Can edit")].map { value, text -> HTML in
+            "<option\(attribute: "value", value)\(attribute: "selected", when: selected == value)>\(text)</option>"
+        }
+        return """
+            <tr><th scope="row" class="tally-person"><label\(attribute: "for", id)>\(avatar(share.person, label: "", size: 28)) \(share.person.name)</label></th>
+            <td><span class="select"><select class="field__input"\(attribute: "id", id)\(attribute: "name", "share-\(share.person.id)")>\(options)</select></span></td></tr>
+            """
+    }
+
+    static func label(_ permission: String) -> String {
+        switch permission {
+        case "edit": "Can edit"
+        case "view": "Can view"
+        default: "Not shared"
+        }
+    }
+
+    // MARK: Creating
+
+    public static func new(
+        context: PageContext, form: FormState, friends: [Share], schedules: [(value: String, label: String)]
+    ) -> HTML {
+        let friendRows = friends.map { shareRow($0, selected: form.values["share-\($0.person.id)"] ?? "none") }
+        let sharing: HTML =
+            friends.isEmpty
+            ? "<p class=\"muted\">No friends yet. <a href=\"/friends\">Add friends</a> to share tallies with them.</p>"
+            : """
+                <fieldset class="field"><legend class="field__label">Share with friends</legend>
+                \(form.errors["share"].map { "<p class=\"field__error\"><span class=\"visually-hidden\">Error: </span>\($0)</p>" as HTML })
+                <table class="tally-people"><thead><tr><th scope="col">Friend</th><th scope="col">Can</th></tr></thead>
+                <tbody>\(friendRows)</tbody></table>
+                </fieldset>
+                """
+        return Layout.page(
+            title: "New tally", context: context,
+            main: """
+                <section class="container container--narrow stack">
+                <header class="page-header"><h1>New tally</h1><p>What are you counting?</p></header>
+                \(form.summary(order: ["name", "count", "schedule", "share"]))
+                <form class="card stack" method="post" action="/tallies">
+                \(Layout.csrfField(context.csrfToken))
+                \(FormField.text(name: "name", label: "Name", value: form.values["name"], hint: "Up to 60 characters, e.g. Coffees.", error: form.errors["name"], required: true, maxLength: 60))
+                \(FormField.number(name: "count", label: "Starting count", value: form.values["count"] ?? "0", error: form.errors["count"], min: 0, max: 999_999_999))
+                \(FormField.select(name: "schedule", label: "Reset to 0", options: schedules, selected: form.values["schedule"] ?? "off", hint: "At midnight where you are.", error: form.errors["schedule"]))
+                \(FormField.checkbox(name: "fireworks", label: "Fireworks when it goes up", checked: (form.values["fireworks"] ?? "on") == "on"))
+                \(sharing)
+                <div>\(Button.primary("Create tally"))</div>
+                </form>
+                </section>
+                """)
+    }
+
+    // MARK: Friends
+
+    public static func friends(context: PageContext, friends: [Person], form: FormState) -> HTML {
+        let list: HTML =
+            friends.isEmpty
+            ? EmptyState.render(title: "No friends yet", message: "Add someone by their username: you become friends both ways at once.")
+            : """
+                <ul class="friend-list stack" aria-label="Your friends">
+                \(friends.map { friend -> HTML in
+                    """
+                    <li class="friend card cluster cluster--between">
+                    <span class="cluster">\(avatar(friend, label: "", size: 40))<span><strong>\(friend.name)</strong>\(friend.username.map { " <span class=\"muted\">@\($0)</span>" as HTML })</span></span>
+                    <form method="post"\(attribute: "action", "/friends/\(friend.id)/remove")>
+                    \(Layout.csrfField(context.csrfToken))
+                    <button class="button button--secondary button--small" type="submit"\(attribute: "aria-label", "Remove \(friend.name)")>Remove</button>
+                    </form>
+                    </li>
+                    """
+                })
+                </ul>
+                """
+        return Layout.page(
+            title: "Friends", context: context,
+            main: """
+                <section class="container container--narrow stack">
+                <header class="page-header"><h1>Friends</h1><p>Friends can share tallies with each other. Removing a friend stops every tally shared between you.</p></header>
+                \(form.summary(order: ["username"]))
+                <form class="card stack" method="post" action="/friends">
+                \(Layout.csrfField(context.csrfToken))
+                \(FormField.text(name: "username", label: "Their username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "off"))
+                <div>\(Button.primary("Add friend"))</div>
+                </form>
+                \(list)
+                </section>
+                """)
+    }
+}
