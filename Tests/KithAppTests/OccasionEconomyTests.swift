@@ -115,7 +115,6 @@ struct OccasionEconomyTests {
     func finaleRule() throws {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app)
-        let base = party.base
         func isOpen() throws -> Bool {
             try app.app.database.read { try $0.queryValue("SELECT finale_at IS NOT NULL FROM occasions WHERE id = \(party.id)", as: Bool.self) } == true
         }
