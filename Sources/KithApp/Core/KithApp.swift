@@ -75,6 +75,7 @@ public final class KithApp: HTTPResponder {
         InviteRoutes.register(on: self)
         NotificationRoutes.register(on: self)
         PushRoutes.register(on: self)
+        PlateRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
 
