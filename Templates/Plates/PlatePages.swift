@@ -7,7 +7,7 @@ public enum PlateNewPage {
         Layout.page(
             title: "New plate game", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip">
+                <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header"><h1 class="road-sign">New plate game</h1>
                 <p>Spot licence plates from all fifty states, over a trip or over a year.</p></header>
                 \(form.summary(order: ["name", "mode"]))
@@ -55,7 +55,7 @@ public enum PlateSpotListPage {
         Layout.page(
             title: "Spotted a plate · \(gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip">
+                <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header"><h1 class="road-sign">Spotted a plate</h1>
                 <p>Which state was it? <a\(attribute: "href", board)>Back to \(gameName)</a></p></header>
                 <div class="plate-filter field" data-plate-filter hidden>
@@ -144,7 +144,7 @@ public enum PlateStatePage {
         return Layout.page(
             title: "\(model.regionName) · \(model.gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip">
+                <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header">
                 <p class="plate plate--large"><span class="plate__state">\(model.regionName)</span><span class="plate__code">\(model.regionCode)</span></p>
                 <h1>Spotted a plate from \(model.regionName)?</h1>
@@ -259,7 +259,7 @@ public enum PlatePlayersPage {
         return Layout.page(
             title: "Players · \(model.gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip">
+                <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header"><h1 class="road-sign">\(model.gameName)</h1>
                 <p><a\(attribute: "href", model.board)>Back to the board</a></p></header>
                 \(invite)
@@ -326,13 +326,13 @@ public enum PlateDashboardSection {
                 let whose = game.mode == "competitive" ? "your board" : "together"
                 let players = game.players == 1 ? "1 player" : "\(game.players) players"
                 return """
-                    <li class="plate-game-item"><a class="plate-game-item__name"\(attribute: "href", game.link)>\(game.name)</a> \
-                    <span class="plate-game-item__progress"><strong>\(game.progress) of \(game.target)</strong> \(whose)</span> \
+                    <li class="stack stack--tight"><a\(attribute: "href", game.link)>\(game.name)</a> \
+                    <span><strong>\(game.progress) of \(game.target)</strong> \(whose)</span> \
                     <span class="muted">\(game.mode == "competitive" ? "Competitive" : "Collaborative") · \(players)</span></li>
                     """
             }
             body = """
-                <ul class="plate-games">
+                <ul class="stack">
                 \(items.joined(separator: "\n"))
                 </ul>
                 <p>\(Button.link("New plate game", href: newGame, style: .secondary, small: true))</p>
