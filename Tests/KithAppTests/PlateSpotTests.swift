@@ -276,3 +276,83 @@ struct PlateLiveTests {
         #expect(try gus.session.get("/games/\(hosted)").status == 200)
     }
 }
+
+@Suite("Plate games: the family road trip")
+struct PlateStoryTests {
+    @Test("a family creates a game on a laptop, joins from phones by link and by code, spots by map and by name, sees spots live, gets one digest per flurry, and switches views")
+    func roadTrip() throws {
+        let clock = Locked(Plates.start)
+        let app = try Plates.harness(clock: clock)
+
+        // The laptop: Dad makes the game.
+        let laptop = try signUpMember(app, "dad", name: "Dad")
+        let game = try Plates.create(laptop.session, name: "Summer Road Trip")
+        let invite = try laptop.session.get("/games/\(game)/players").text
+        let code = try Plates.code(app, game)
+        let link = app.app.baseURL + "/join/\(code)"
+        #expect(invite.contains("value=\"\(link)\""), "the link to share")
+
+        // Maya's phone opens the link and joins as a guest.
+        let maya = WebSession(port: app.port)
+        let preview = try maya.get(localPath(of: link))
+        let joined = try maya.post(
+            "/join/\(code)", [("display_name", "Maya"), ("avatar", "owl"), ("time_zone", "America/Chicago")],
+            csrf: WebSession.csrfToken(in: preview))
+        #expect(joined.header("Location") == "/games/\(game)")
+        let mayaID = try #require(try app.app.database.read {
+            try $0.queryValue("SELECT id FROM users WHERE display_name = 'Maya'", as: Int64.self)
+        })
+
+        // Mom's phone: the code read aloud across the car, typed by hand.
+        let mom = try signUpMember(app, "mom", name: "Mom")
+        let typed = try mom.session.post("/join", [("code", code.lowercased())], csrf: try mom.session.token(from: "/join"))
+        let previewPath = try #require(typed.header("Location"))
+        #expect(try mom.session.post(previewPath, [], csrf: try mom.session.token(from: previewPath)).status == 303)
+
+        // Maya and Mom have the board open.
+        let mayaBoard = try Plates.stream(app, maya, topics: "game:\(game),inbox:\(mayaID)")
+        let momBoard = try Plates.stream(app, mom.session, topics: "game:\(game)")
+
+        // Dad spots Idaho on the map without script: the confirm page, then its form.
+        let confirm = try laptop.session.get("/games/\(game)/states/ID")
+        _ = try laptop.session.post("/games/\(game)/spots", [("state", "ID"), ("from", "board")], csrf: WebSession.csrfToken(in: confirm))
+        for stream in [mayaBoard, momBoard] {
+            #expect(try stream.read(until: "plate-board", timeout: 5).contains("\"topic\":\"game:\(game)\""))
+        }
+        #expect(Plates.control(try maya.get("/games/\(game)/board").text, "ID")?.contains("Idaho, spotted by Dad") == true)
+
+        // A flurry at a rest stop, by name from the list.
+        for (index, state) in ["OH", "RI", "UT", "ME"].enumerated() {
+            clock.withLock { $0 = Plates.start + Int64(index + 1) * 20 }
+            let list = try laptop.session.get("/games/\(game)/spot")
+            _ = try laptop.session.post("/games/\(game)/spots", [("state", state), ("from", "list")], csrf: WebSession.csrfToken(in: list))
+        }
+        // Maya spots one too, and it reaches Mom live.
+        clock.withLock { $0 = Plates.start + 100 }
+        try Plates.spot(maya, game, "TX")
+        #expect(try momBoard.read(until: "plate-feed", timeout: 5).contains("invalidate"))
+        let feed = try mom.session.get("/games/\(game)/feed").text
+        #expect(feed.contains("<strong>Texas</strong> — Maya"))
+        #expect(feed.contains("<strong>Idaho</strong> — Dad"))
+
+        // Two quiet minutes later: one digest each, never one for your own spots.
+        clock.withLock { $0 = Plates.start + 221 }
+        try app.app.notifications.sweep(now: Plates.start + 221)
+        let momInbox = try inboxEntries(app, userID: mom.id)
+        #expect(momInbox.map(\.body) == ["Dad and Maya spotted Idaho, Ohio and 4 more in Summer Road Trip"])
+        #expect(try inboxEntries(app, userID: mayaID).map(\.body) == ["Dad spotted Idaho, Ohio and 3 more in Summer Road Trip"])
+        #expect(try inboxEntries(app, userID: laptop.id).map(\.body) == ["Maya spotted Texas in Summer Road Trip"])
+        #expect(try mayaBoard.read(until: "inbox-count", timeout: 5).contains("\"topic\":\"inbox:\(mayaID)\""))
+
+        // Together they have six; as a race, Dad leads with five.
+        #expect(try mom.session.get("/games/\(game)/board").text.contains("6 of 50</strong>"))
+        _ = try laptop.session.post("/games/\(game)/mode", [("mode", "competitive")], csrf: try laptop.session.token(from: "/games/\(game)"))
+        #expect(try momBoard.read(until: "plate-board", timeout: 5).contains("invalidate"), "the switch reaches open boards too")
+        let race = try mom.session.get("/games/\(game)/board").text
+        #expect(race.contains("<span class=\"plate-leader__name\">Dad</span><span class=\"plate-leader__score\">5 of 50</span>"))
+        #expect(race.contains("<span class=\"plate-leader__name\">Maya</span><span class=\"plate-leader__score\">1 of 50</span>"))
+        #expect(race.contains("0 of 50</strong>"), "Mom's own board is empty")
+        _ = try laptop.session.post("/games/\(game)/mode", [("mode", "collaborative")], csrf: try laptop.session.token(from: "/games/\(game)"))
+        #expect(try mom.session.get("/games/\(game)/board").text.contains("6 of 50</strong>"))
+    }
+}
