@@ -154,7 +154,25 @@ def build(topology):
         int(-(-(max_x - min_x) // 1)) + 3,
         int(-(-(max_y - min_y) // 1)) + 3,
     )
+    check_bbox(topology, (min_x, min_y, max_x, max_y))
     return states, view_box
+
+
+def check_bbox(topology, extent):
+    """Says so (on stderr, not in the output) when the file's declared bbox
+    disagrees with the decoded points. The transform is what TopoJSON
+    defines coordinates by; the viewBox comes from the points either way."""
+    declared = topology.get("bbox")
+    if not declared:
+        return
+    width = extent[2] - extent[0]
+    declared_width = declared[2] - declared[0]
+    if width > 0 and abs(declared_width / width - 1) > 0.01:
+        sys.stderr.write(
+            "note: the atlas declares bbox %s, but its transform decodes to %s (x%.3f); "
+            "the viewBox follows the decoded points\n"
+            % (["%.1f" % v for v in declared], ["%.1f" % v for v in extent], declared_width / width)
+        )
 
 
 def swift_string(text):

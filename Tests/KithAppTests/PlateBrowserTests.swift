@@ -36,9 +36,7 @@ struct PlateBrowserTests {
         }
         let app = try Plates.harness()
         let base = "http://127.0.0.1:\(app.port)"
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (_, game, mom) = try Plates.family(app)
 
         let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
         defer { driver.stop() }

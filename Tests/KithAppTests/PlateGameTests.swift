@@ -137,9 +137,7 @@ struct PlateGameTests {
     @Test("leaving, removal, and the last player out")
     func leaveAndRemove() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         let kid = try Plates.player(app, "kid", name: "Kid", joining: game)
         try Plates.spot(mom.session, game, "ID")
         try Plates.spot(kid.session, game, "OH")
@@ -230,9 +228,7 @@ struct PlateAccessTests {
     @Test("a player can undo their own spot and nobody else's")
     func undo() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         try Plates.spot(dad.session, game, "ID")
         try Plates.spot(mom.session, game, "OH")
         let dads = try Plates.spotID(app, game, user: dad.id, region: "ID")
@@ -265,9 +261,7 @@ struct PlateAccessTests {
     @Test("only the host renames, switches mode, changes the rules, rotates the code and removes players")
     func hostOnly() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         let code = try Plates.code(app, game)
         let token = try mom.session.token(from: "/games/\(game)")
         let attempts: [(path: String, fields: [(String, String)])] = [

@@ -85,9 +85,7 @@ struct PlateSpotTests {
     func modeSwitch() throws {
         let clock = Locked(Plates.start)
         let app = try Plates.harness(clock: clock)
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         try Plates.spot(dad.session, game, "ID")
         try Plates.spot(dad.session, game, "OH")
         clock.withLock { $0 += 60 }
@@ -131,9 +129,7 @@ struct PlateSpotTests {
     @Test("scores are counted from the spots: the leaderboard, the dashboard, and DC only while the rules count it")
     func derivedScores() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session, mode: "competitive", dc: true)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app, mode: "competitive", dc: true)
         for state in ["ID", "OH", "DC"] { try Plates.spot(dad.session, game, state) }
         try Plates.spot(mom.session, game, "TX")
 
@@ -162,9 +158,7 @@ struct PlateSpotTests {
     @Test("a full board is celebrated: the group's in collaborative mode, each player's in competitive")
     func celebration() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         let states = USMapData.shapes.map(\.code).filter { $0 != "DC" }
         // Written straight to the table, as 49 more posts would be.
         try app.app.database.write { tx in
@@ -188,9 +182,7 @@ struct PlateLiveTests {
     @Test("a spot reaches another player's open board and dashboard streams, and their refetch shows it")
     func liveSpot() throws {
         let app = try Plates.harness()
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
 
         let page = try mom.session.get("/games/\(game)").text
         #expect(page.contains("<meta name=\"kith-live\" content=\"game:\(game),inbox:\(mom.id)\""))
@@ -216,9 +208,7 @@ struct PlateLiveTests {
     func digests() throws {
         let clock = Locked(Plates.start)
         let app = try Plates.harness(clock: clock)
-        let dad = try signUpMember(app, "dad", name: "Dad")
-        let game = try Plates.create(dad.session)
-        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        let (dad, game, mom) = try Plates.family(app)
         let kid = try Plates.player(app, "kid", name: "Kid", joining: game)
         for (minute, state) in ["ID", "OH", "UT", "ME", "TX"].enumerated() {
             clock.withLock { $0 = Plates.start + Int64(minute) * 50 }

@@ -51,6 +51,15 @@ enum Plates {
         return member
     }
 
+    typealias Member = (session: WebSession, id: Int64)
+
+    /// Dad's game with Mom in it, where most stories start.
+    static func family(_ app: AppHarness, mode: String = "collaborative", dc: Bool = false) throws -> (dad: Member, game: Int64, mom: Member) {
+        let dad = try signUpMember(app, "dad", name: "Dad")
+        let game = try create(dad.session, mode: mode, dc: dc)
+        return (dad, game, try player(app, "mom", name: "Mom", joining: game))
+    }
+
     @discardableResult
     static func spot(_ session: WebSession, _ game: Int64, _ state: String, from: String = "board") throws -> TestResponse {
         try session.post("/games/\(game)/spots", [("state", state), ("from", from)], csrf: try session.token(from: "/games/\(game)"))

@@ -9,6 +9,26 @@ struct PlateSpot: Sendable, Equatable {
     let region: String
     let regionName: String
     let spottedAt: Int64
+
+    /// The columns `init(row:)` reads, from `plate_spots s` joined to its
+    /// player `p`, user `u` and region `r`.
+    static let columns: SQL = "s.id, s.user_id, u.display_name, p.colour, s.region, r.name AS region_name, s.spotted_at"
+    static let joins: SQL = """
+        FROM plate_spots s
+        JOIN plate_players p ON p.game_id = s.game_id AND p.user_id = s.user_id
+        JOIN users u ON u.id = s.user_id
+        JOIN plate_regions r ON r.code = s.region
+        """
+
+    init(row: Row) throws {
+        id = try row.get("id")
+        userID = try row.get("user_id")
+        playerName = try row.get("display_name")
+        colour = Int(try row.get("colour", as: Int64.self))
+        region = try row.get("region")
+        regionName = try row.get("region_name")
+        spottedAt = try row.get("spotted_at")
+    }
 }
 
 /// A player with their score, counted from their spots in the query.
@@ -234,19 +254,10 @@ enum PlateStore {
     private static func spots(_ db: some Queryable, gameID: Int64, filter: SQL, limit: Int, newestFirst: Bool = false) throws -> [PlateSpot] {
         let order: SQL = newestFirst ? "ORDER BY s.spotted_at DESC, s.id DESC" : "ORDER BY s.spotted_at, s.id"
         return try db.query("""
-            SELECT s.id, s.user_id, u.display_name, p.colour, s.region, r.name AS region_name, s.spotted_at
-            FROM plate_spots s
-            JOIN plate_players p ON p.game_id = s.game_id AND p.user_id = s.user_id
-            JOIN users u ON u.id = s.user_id
-            JOIN plate_regions r ON r.code = s.region
+            SELECT \(PlateSpot.columns) \(PlateSpot.joins)
             WHERE s.game_id = \(gameID) \(filter)
             \(order) LIMIT \(limit)
-            """).map { row in
-            PlateSpot(
-                id: try row.get("id"), userID: try row.get("user_id"), playerName: try row.get("display_name"),
-                colour: Int(try row.get("colour", as: Int64.self)), region: try row.get("region"),
-                regionName: try row.get("region_name"), spottedAt: try row.get("spotted_at"))
-        }
+            """).map(PlateSpot.init(row:))
     }
 
     /// The group's progress: regions the rules count that anyone has spotted.
@@ -262,21 +273,13 @@ enum PlateStore {
     /// Each region's first spot (the player credited on a collaborative board).
     static func firstSpots(_ db: some Queryable, gameID: Int64) throws -> [PlateSpot] {
         try db.query("""
-            SELECT id, user_id, display_name, colour, region, region_name, spotted_at FROM (
-                SELECT s.id, s.user_id, u.display_name, p.colour, s.region, r.name AS region_name, s.spotted_at,
+            SELECT * FROM (
+                SELECT \(PlateSpot.columns),
                     row_number() OVER (PARTITION BY s.region ORDER BY s.spotted_at, s.id) AS position
-                FROM plate_spots s
-                JOIN plate_players p ON p.game_id = s.game_id AND p.user_id = s.user_id
-                JOIN users u ON u.id = s.user_id
-                JOIN plate_regions r ON r.code = s.region
+                \(PlateSpot.joins)
                 WHERE s.game_id = \(gameID))
             WHERE position = 1
             ORDER BY spotted_at, id
-            """).map { row in
-            PlateSpot(
-                id: try row.get("id"), userID: try row.get("user_id"), playerName: try row.get("display_name"),
-                colour: Int(try row.get("colour", as: Int64.self)), region: try row.get("region"),
-                regionName: try row.get("region_name"), spottedAt: try row.get("spotted_at"))
-        }
+            """).map(PlateSpot.init(row:))
     }
 }
