@@ -95,7 +95,9 @@ public enum USMap {
         /// and DC). The others are drawn, but inert and unlabelled.
         public var playable: Set<String>
         /// Where tapping a state leads, by postal code; nil draws a map to
-        /// look at only (another player's board).
+        /// look at only (another player's board). A page has at most one
+        /// playable map: its controls carry ids (`usmap-RI`), so focus
+        /// survives the board being swapped in after a spot.
         public var link: (@Sendable (String) -> String)?
 
         public init(label: String, playable: Set<String>, link: (@Sendable (String) -> String)? = nil) {
@@ -156,7 +158,7 @@ public enum USMap {
             return "<g\(attribute: "class", classes)>\(outline)\(callout)</g>"
         }
         return
-            "<a\(attribute: "class", classes)\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(outline)\(callout)</a>"
+            "<a\(attribute: "id", "usmap-" + shape.code)\(attribute: "class", classes)\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(outline)\(callout)</a>"
     }
 
     /// A box with the postal code and a leader line to the state, for the

@@ -153,6 +153,7 @@ struct USMapComponentTests {
         for state in expectedStates where state.code != "DC" {
             let tag = try #require(Self.control(html, state.code), "\(state.code) is a control")
             #expect(tag.contains("href=\"/games/7/states/\(state.code)\""), "\(state.code)")
+            #expect(tag.hasPrefix("<a id=\"usmap-\(state.code)\""), "an id keeps focus across a swap")
             #expect(tag.contains("aria-label=\"\(state.name), "), "\(state.code)")
         }
         #expect(Self.control(html, "ID")!.contains("class=\"usmap__state usmap__state--mine\""))
