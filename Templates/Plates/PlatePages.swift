@@ -51,7 +51,9 @@ public struct PlateListItem: Sendable, Equatable {
 /// `/games/7/spot`: every state by name, each a button that spots it. Works
 /// without script; the page's script adds a filter box ("rh" finds Rhode Island).
 public enum PlateSpotListPage {
-    public static func render(context: PageContext, gameName: String, board: String, action: String, items: [PlateListItem]) -> HTML {
+    public static func render(
+        context: PageContext, gameName: String, board: String, action: String, fragment: String, items: [PlateListItem]
+    ) -> HTML {
         Layout.page(
             title: "Spotted a plate · \(gameName)", context: context,
             main: """
@@ -63,13 +65,14 @@ public enum PlateSpotListPage {
                 <input class="field__input" id="plate-filter-input" type="search" autocomplete="off" spellcheck="false" placeholder="Type a few letters, like rh" aria-controls="plate-list" aria-describedby="plate-filter-count">
                 <p class="muted" id="plate-filter-count" aria-live="polite"></p>
                 </div>
-                \(list(context: context, action: action, items: items))
+                \(list(csrfToken: context.csrfToken, action: action, fragment: fragment, items: items))
                 </section>
                 """)
     }
 
-    /// One form, a button per state: pressing one posts its code.
-    public static func list(context: PageContext, action: String, items: [PlateListItem]) -> HTML {
+    /// One form, a button per state: pressing one posts its code. A live
+    /// fragment: others' spots mark it while it is open.
+    public static func list(csrfToken: String?, action: String, fragment: String, items: [PlateListItem]) -> HTML {
         let buttons = items.map { item -> HTML in
             let spotted = item.status != .unspotted
             let note: HTML =
@@ -86,8 +89,8 @@ public enum PlateSpotListPage {
                 """
         }
         return """
-            <form id="plate-list" class="plate-list" method="post"\(attribute: "action", action) data-enhance data-target="plate-list">
-            \(Layout.csrfField(context.csrfToken))<input type="hidden" name="from" value="list">
+            <form id="plate-list" class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance data-target="plate-list">
+            \(Layout.csrfField(csrfToken))<input type="hidden" name="from" value="list">
             <ul class="plate-list__items">
             \(buttons.joined(separator: "\n"))
             </ul>
@@ -130,7 +133,6 @@ public enum PlateStatePage {
         let action: HTML
         if let undo = model.undoAction {
             action = """
-                <p>You've spotted this one.</p>
                 <form method="post"\(attribute: "action", undo) class="form-actions">\(Layout.csrfField(context.csrfToken))\
                 \(Button.secondary("Undo my spot"))</form>
                 """
@@ -147,7 +149,7 @@ public enum PlateStatePage {
                 <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header">
                 <p class="plate plate--large"><span class="plate__state">\(model.regionName)</span><span class="plate__code">\(model.regionCode)</span></p>
-                <h1>Spotted a plate from \(model.regionName)?</h1>
+                <h1>\(model.undoAction == nil ? "Spotted a plate from \(model.regionName)?" : "You spotted \(model.regionName)")</h1>
                 </header>
                 \(who)
                 \(action)

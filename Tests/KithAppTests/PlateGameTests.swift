@@ -142,10 +142,12 @@ struct PlateGameTests {
         try Plates.spot(mom.session, game, "ID")
         try Plates.spot(kid.session, game, "OH")
 
+        #expect(try pendingDigests(app, userID: mom.id) == 1, "Kid's Ohio waits for Mom")
         // The host removes Mom: her spots go with her, and the game is closed to her.
         let removed = try dad.session.post("/games/\(game)/players/\(mom.id)/remove", [], csrf: try dad.session.token(from: "/games/\(game)/players"))
         #expect(removed.status == 303)
         #expect(try countRows(app, "SELECT count(*) FROM plate_spots WHERE user_id = \(mom.id)") == 0)
+        #expect(try pendingDigests(app, userID: mom.id) == 0, "no news of a game she can no longer open")
         #expect(try mom.session.get("/games/\(game)").status == 404)
         #expect(!(try mom.session.get("/").text.contains("Summer Road Trip")))
         // Removing someone not in the game, or yourself, is refused.
@@ -174,7 +176,7 @@ struct PlateAccessTests {
     /// Every route under a game, as an outsider would try it.
     static func routes(_ game: Int64, spot: Int64, player: Int64) -> [(method: String, path: String)] {
         [
-            ("GET", "/games/\(game)"), ("GET", "/games/\(game)/board"), ("GET", "/games/\(game)/feed"), ("GET", "/games/\(game)/spot"),
+            ("GET", "/games/\(game)"), ("GET", "/games/\(game)/board"), ("GET", "/games/\(game)/feed"), ("GET", "/games/\(game)/spot"), ("GET", "/games/\(game)/spot/list"),
             ("GET", "/games/\(game)/states/ID"), ("GET", "/games/\(game)/players"), ("GET", "/games/\(game)/leave"),
             ("POST", "/games/\(game)/spots"), ("POST", "/games/\(game)/spots/\(spot)/undo"), ("POST", "/games/\(game)/settings"),
             ("POST", "/games/\(game)/mode"), ("POST", "/games/\(game)/code"), ("POST", "/games/\(game)/players/\(player)/remove"),

@@ -71,6 +71,11 @@ struct PlateSpotTests {
         #expect(html.contains("<div class=\"plate-filter field\" data-plate-filter hidden>"), "the filter box appears only with script")
         #expect(html.contains("/js/plates."), "the page's own script")
         #expect(!html.contains("District of Columbia"))
+        #expect(html.contains("<form id=\"plate-list\" class=\"plate-list\" method=\"post\" action=\"/games/\(game)/spots\" data-fragment=\"/games/\(game)/spot/list\""))
+        #expect(html.contains("<meta name=\"kith-live\" content=\"game:\(game),"), "the list follows the game live")
+        let fragment = try dad.session.get("/games/\(game)/spot/list").text
+        #expect(fragment.hasPrefix("<form id=\"plate-list\""))
+        #expect(fragment.contains("aria-label=\"Idaho, spotted by you\""))
 
         let spotted = try dad.session.post(
             "/games/\(game)/spots", [("state", "RI"), ("from", "list")], csrf: WebSession.csrfToken(in: page))
@@ -193,7 +198,7 @@ struct PlateLiveTests {
         let board = try Plates.stream(app, mom.session, topics: "game:\(game)")
         let dashboard = try Plates.stream(app, mom.session, topics: "plates:\(mom.id)")
         try Plates.spot(dad.session, game, "ID")
-        #expect(try board.read(until: "plate-feed", timeout: 5).contains("\"fragments\":[\"plate-board\",\"plate-feed\"]"))
+        #expect(try board.read(until: "plate-list", timeout: 5).contains("\"fragments\":[\"plate-board\",\"plate-feed\",\"plate-list\"]"))
         #expect(try dashboard.read(until: "plate-games", timeout: 5).contains("event: invalidate"))
 
         let fresh = try mom.session.get("/games/\(game)/board").text

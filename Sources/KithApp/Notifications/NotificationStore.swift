@@ -189,6 +189,11 @@ enum NotificationStore {
             INSERT INTO notification_mutes (user_id, scope, created_at) VALUES (\(userID), \(scope), \(now))
             ON CONFLICT (user_id, scope) DO NOTHING
             """)
+        try discardPending(tx, userID: userID, scope: scope)
+    }
+
+    /// Drops what waits for this person in a scope without muting it.
+    static func discardPending(_ tx: Transaction, userID: Int64, scope: String) throws {
         try tx.execute("DELETE FROM notification_digests WHERE user_id = \(userID) AND scope = \(scope)")
     }
 

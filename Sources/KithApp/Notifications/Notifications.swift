@@ -167,6 +167,13 @@ public final class Notifications: Sendable {
         try NotificationStore.unmute(tx, userID: userID, scope: scope)
     }
 
+    /// Drops the digests waiting for `userID` in `scope`, without muting
+    /// it: they have left, and news of a place they can no longer open
+    /// would lead nowhere.
+    public func discardPending(scope: String, for userID: Int64, in tx: Transaction) throws {
+        try NotificationStore.discardPending(tx, userID: userID, scope: scope)
+    }
+
     public func isMuted(scope: String, for userID: Int64) throws -> Bool {
         try database.read { try NotificationStore.mutedScopes($0, userID: userID, among: [scope]) }.contains(scope)
     }

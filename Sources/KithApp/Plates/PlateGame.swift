@@ -54,5 +54,5 @@ public struct PlateGameScope: Scope {
     /// The live topic every page of this game follows.
     var topic: String { PlateRoutes.topic(id) }
     /// The notification scope ("game:12"): digests and mutes are per game.
-    var notificationScope: String { "game:\(id)" }
+    var notificationScope: String { PlateRoutes.notificationScope(id) }
 }

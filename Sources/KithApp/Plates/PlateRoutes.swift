@@ -15,6 +15,7 @@ enum PlateRoutes {
     static let boardFragment = Route(.get, "/games/:game/board")
     static let feedFragment = Route(.get, "/games/:game/feed")
     static let spotList = Route(.get, "/games/:game/spot")
+    static let listFragment = Route(.get, "/games/:game/spot/list")
     static let state = Route(.get, "/games/:game/states/:state")
     static let spot = Route(.post, "/games/:game/spots")
     static let undo = Route(.post, "/games/:game/spots/:spot/undo")
@@ -33,6 +34,8 @@ enum PlateRoutes {
 
     /// A game's live topic: its board and feed.
     static func topic(_ gameID: Int64) -> String { LiveTopics.name("game", gameID) }
+    /// Digests and mutes are per game.
+    static func notificationScope(_ gameID: Int64) -> String { "game:\(gameID)" }
     /// A person's plate-games list on the dashboard.
     static func listTopic(_ userID: Int64) -> String { LiveTopics.name("plates", userID) }
 
@@ -62,11 +65,21 @@ enum PlateRoutes {
         }
         app.on(spotList) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let frame = frame(context, flash: flash(context.request.query))
+            let frame = frame(context, topics: [game.topic], flash: flash(context.request.query))
             let items = try listItems(context, game)
             return page(
                 context,
-                PlateSpotListPage.render(context: frame, gameName: game.name, board: show.path(game.id), action: spot.path(game.id), items: items))
+                PlateSpotListPage.render(
+                    context: frame, gameName: game.name, board: show.path(game.id), action: spot.path(game.id),
+                    fragment: listFragment.path(game.id), items: items))
+        }
+        app.on(listFragment) { context in
+            let game = try context.load(PlateGameScope.self, parameter: "game")
+            return page(
+                context,
+                PlateSpotListPage.list(
+                    csrfToken: context.csrfToken, action: spot.path(game.id), fragment: listFragment.path(game.id),
+                    items: try listItems(context, game)))
         }
         app.on(state) { context in try statePage(context) }
         app.on(spot) { context in try spotPost(context) }
@@ -136,9 +149,10 @@ enum PlateRoutes {
             try dashboardSection(context.app, user: user)
         }
         let clock = app.configuration.clock
+        let notifications = app.notifications
         app.purges.register("plates") { tx, userID in
             for gameID in try PlateStore.gameIDs(tx, userID: userID) {
-                _ = try leaveGame(tx, gameID: gameID, userID: userID, now: clock())
+                _ = try leaveGame(tx, gameID: gameID, userID: userID, now: clock(), notifications: notifications)
             }
         }
     }
@@ -418,7 +432,7 @@ enum PlateRoutes {
         let now = app.now
         return try app.database.write { tx in
             let before = try PlateStore.playerIDs(tx, gameID: game)
-            guard try leaveGame(tx, gameID: game, userID: userID, now: now) else { return false }
+            guard try leaveGame(tx, gameID: game, userID: userID, now: now, notifications: app.notifications) else { return false }
             tx.afterCommit { publish(app, gameID: game, members: before) }
             return true
         }
@@ -427,8 +441,9 @@ enum PlateRoutes {
     /// A player leaves (or is removed, or deleted): their spots go, the host
     /// role passes on, and a game nobody plays any more is deleted with its
     /// invite code retired.
-    static func leaveGame(_ tx: Transaction, gameID: Int64, userID: Int64, now: Int64) throws -> Bool {
+    static func leaveGame(_ tx: Transaction, gameID: Int64, userID: Int64, now: Int64, notifications: Notifications) throws -> Bool {
         guard try PlateStore.removePlayer(tx, gameID: gameID, userID: userID) else { return false }
+        try notifications.discardPending(scope: notificationScope(gameID), for: userID, in: tx)
         if try PlateStore.name(tx, gameID: gameID) == nil {
             try InviteStore.retire(tx, kind: inviteKind, targetID: gameID, now: now)
         }
@@ -438,7 +453,7 @@ enum PlateRoutes {
     /// After a commit: the game's open boards and feeds refetch, and so do
     /// the dashboards of everyone in it.
     static func publish(_ app: KithApp, gameID: Int64, members: [Int64]) {
-        app.live.publish(topic: topic(gameID), fragments: ["plate-board", "plate-feed"])
+        app.live.publish(topic: topic(gameID), fragments: ["plate-board", "plate-feed", "plate-list"])
         for member in members { app.live.publish(topic: listTopic(member), fragments: ["plate-games"]) }
     }
 }
