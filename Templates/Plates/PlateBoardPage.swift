@@ -167,6 +167,7 @@ public enum PlateBoardPage {
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
             \(celebration(model))
             <div class="plate-map">
+            <a class="plate-skip" href="#plate-feed">Skip past the map</a>
             \(map)
             </div>
             \(legend(model))
