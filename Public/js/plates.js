@@ -57,3 +57,26 @@ function wireFilter(root) {
 }
 
 wireFilter(document);
+
+// The feed says "2 hours ago" on its own; hovering or long-pressing a time
+// shows the clock time in the viewer's own time zone (from their settings).
+function localTimes() {
+  const feed = document.getElementById("plate-feed");
+  const zone = feed && feed.dataset.timeZone;
+  if (!zone) return;
+  let format;
+  try {
+    format = new Intl.DateTimeFormat(undefined, { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "numeric", minute: "2-digit" });
+  } catch {
+    return; // a zone this browser does not know: the relative time stands alone
+  }
+  for (const time of feed.querySelectorAll("time[datetime]")) {
+    const instant = new Date(time.getAttribute("datetime"));
+    if (!Number.isNaN(instant.getTime())) time.title = format.format(instant);
+  }
+}
+
+localTimes();
+document.addEventListener("kith:swapped", (event) => {
+  if (event.target instanceof Element && event.target.id === "plate-feed") localTimes();
+});

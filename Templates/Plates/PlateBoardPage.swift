@@ -92,11 +92,14 @@ public enum PlateBoardPage {
         public var feed: [FeedItem]
         /// Who has completed a board: the group ("Everyone") or players by name.
         public var finishers: [String]
+        /// The viewer's IANA time zone: the page's script shows each spot's
+        /// clock time in it.
+        public var timeZone: String
         public var paths: Paths
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
-            players: [Player], otherBoards: [Board], feed: [FeedItem], finishers: [String], paths: Paths
+            players: [Player], otherBoards: [Board], feed: [FeedItem], finishers: [String], timeZone: String, paths: Paths
         ) {
             self.name = name
             self.mode = mode
@@ -109,6 +112,7 @@ public enum PlateBoardPage {
             self.otherBoards = otherBoards
             self.feed = feed
             self.finishers = finishers
+            self.timeZone = timeZone
             self.paths = paths
         }
 
@@ -260,7 +264,7 @@ public enum PlateBoardPage {
             ? "<p class=\"muted\">No plates yet. The first one is always the best.</p>"
             : "<ul class=\"plate-feed__list\">\n\(items.joined(separator: "\n"))\n</ul>"
         return """
-            <section id="plate-feed" class="plate-feed stack"\(attribute: "data-fragment", model.paths.feedFragment) aria-labelledby="plate-feed-title">
+            <section id="plate-feed" class="plate-feed stack"\(attribute: "data-fragment", model.paths.feedFragment)\(attribute: "data-time-zone", model.timeZone) aria-labelledby="plate-feed-title">
             <h2 class="plate-section-title" id="plate-feed-title">Latest spots</h2>
             \(list)
             </section>

@@ -70,6 +70,9 @@ struct PlateBrowserTests {
             (try laptop.execute("return document.getElementById('plate-feed').textContent;") as? String)?.contains("Rhode Island") == true
         }
         #expect(try BrowserTests.marker(laptop) == 42)
+        // Each spot's clock time, in Dad's own zone (London: 08:00 on 15 January 2027).
+        let title = try laptop.execute("return document.querySelector('#plate-feed time').title;") as? String
+        #expect(title?.contains("15") == true && title?.contains("Jan") == true && title?.contains("8:00") == true, "\(title ?? "none")")
 
         // The by-name list: "rh" leaves Rhode Island alone.
         try phone.navigate(to: base + "/games/\(game)/spot")

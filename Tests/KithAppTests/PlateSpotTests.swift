@@ -206,6 +206,7 @@ struct PlateLiveTests {
         let feed = try mom.session.get("/games/\(game)/feed").text
         #expect(feed.contains("<strong>Idaho</strong> — Dad — <time class=\"muted\" datetime=\"2027-01-15T08:00Z\">just now</time>"))
         #expect(!feed.contains("Undo"), "not hers to undo")
+        #expect(feed.contains("data-time-zone=\"Europe/London\""), "her zone, for the clock times the script shows")
         #expect(try mom.session.get("/games").text.contains("<strong>1 of 50</strong> together"))
     }
 

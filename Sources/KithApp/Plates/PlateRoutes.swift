@@ -231,6 +231,7 @@ enum PlateRoutes {
         return PlateBoardPage.Model(
             name: game.name, mode: game.mode.rawValue, isHost: game.role == .host, target: target, progress: progress, statuses: boards.mine,
             playable: Set(data.regions.map(\.code)), players: people, otherBoards: others, feed: feed, finishers: finishers,
+            timeZone: context.user?.timeZone ?? TimeZones.serverDefault,
             paths: PlateBoardPage.Paths(
                 board: show.path(game.id), boardFragment: boardFragment.path(game.id), feedFragment: feedFragment.path(game.id),
                 spotList: spotList.path(game.id), statePrefix: show.path(game.id) + "/states/", spot: spot.path(game.id), mode: mode.path(game.id),
