@@ -236,6 +236,23 @@ struct PlateLiveTests {
         #expect(try inboxEntries(app, userID: dad.id).isEmpty, "the spotter is never told of their own spots")
         #expect(try pendingDigests(app, userID: dad.id) == 0)
 
+        // A spot taken back before the digest goes out is never mentioned;
+        // a digest left with nothing to say goes.
+        clock.withLock { $0 = Plates.start + 1_000 }
+        try Plates.spot(dad.session, game, "NV")
+        try Plates.spot(kid.session, game, "VT")
+        try Plates.spot(dad.session, game, "WA")
+        _ = try dad.session.post(
+            "/games/\(game)/spots/\(try Plates.spotID(app, game, user: dad.id, region: "NV"))/undo", [],
+            csrf: try dad.session.token(from: "/games/\(game)"))
+        _ = try kid.session.post(
+            "/games/\(game)/spots/\(try Plates.spotID(app, game, user: kid.id, region: "VT"))/undo", [],
+            csrf: try kid.session.token(from: "/games/\(game)"))
+        #expect(try pendingDigests(app, userID: dad.id) == 0, "Kid's only spot was taken back")
+        try app.app.notifications.sweep(now: Plates.start + 1_000 + Notifications.maximumDelay)
+        #expect(try inboxEntries(app, userID: mom.id).first?.body == "Dad spotted Washington in Summer Road Trip")
+        #expect(try inboxEntries(app, userID: dad.id).isEmpty)
+
         // Opening it leads to the board.
         let entry = try #require(try inboxEntries(app, userID: mom.id).first)
         let opened = try mom.session.post("/inbox/\(entry.id)/open", [], csrf: try mom.session.token(from: "/inbox"))

@@ -122,6 +122,17 @@ enum NotificationStore {
         return id
     }
 
+    /// Takes back an actor's event about `subject` from every digest still
+    /// waiting in the scope; a digest left with none goes.
+    static func withdraw(_ tx: Transaction, kind: String, scope: String, actorID: Int64, subject: String) throws {
+        try tx.execute("""
+            DELETE FROM notification_digest_events
+            WHERE actor_user_id = \(actorID) AND subject = \(subject)
+            AND digest_id IN (SELECT id FROM notification_digests WHERE scope = \(scope) AND kind = \(kind))
+            """)
+        try deleteEmptyDigests(tx)
+    }
+
     /// A digest with no events left (its only actor deleted their account)
     /// has nothing to say.
     static func deleteEmptyDigests(_ tx: Transaction) throws {

@@ -407,6 +407,8 @@ enum PlateRoutes {
             guard found.userID == game.userID, try PlateStore.undo(tx, spotID: spotID, gameID: game.id, userID: game.userID) else {
                 throw HTTPError.forbidden("You can only undo your own spots.")
             }
+            try app.notifications.withdraw(
+                kind: notificationKind, scope: game.notificationScope, actorID: game.userID, subject: found.regionName, in: tx)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
             tx.afterCommit { publish(app, gameID: game.id, members: members) }
             return found.region
