@@ -3,6 +3,7 @@
 #   make run     install missing Debian packages, build, serve on ./data
 #   make test    the same set-up, then every test
 #   make bench   release build, then the benchmark table (needs wrk)
+#   make map     regenerate the plate game's map from the vendored us-atlas file
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata
@@ -21,7 +22,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps install clean
+.PHONY: all deps test-deps build release run test bench bench-deps install clean map
 
 all: build
 
@@ -73,6 +74,12 @@ bench-deps:
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
+
+# The plate game's map: Scripts/us-atlas/states-albers-10m.json (TopoJSON,
+# Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which
+# is committed. Python 3 standard library; the same input gives the same bytes.
+map:
+	python3 Scripts/usmap.py
 
 # kith in $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith,
 # where the binary looks for them.

@@ -79,6 +79,7 @@ public final class KithApp: HTTPResponder {
         PushRoutes.register(on: self)
         OccasionRoutes.register(on: self)
         TallyRoutes.register(on: self)
+        PlateRoutes.register(on: self)
         DevelopmentRoutes.register(on: self)
     }
 

@@ -122,6 +122,17 @@ enum NotificationStore {
         return id
     }
 
+    /// Takes back an actor's event about `subject` from every digest still
+    /// waiting in the scope; a digest left with none goes.
+    static func withdraw(_ tx: Transaction, kind: String, scope: String, actorID: Int64, subject: String) throws {
+        try tx.execute("""
+            DELETE FROM notification_digest_events
+            WHERE actor_user_id = \(actorID) AND subject = \(subject)
+            AND digest_id IN (SELECT id FROM notification_digests WHERE scope = \(scope) AND kind = \(kind))
+            """)
+        try deleteEmptyDigests(tx)
+    }
+
     /// A digest with no events left (its only actor deleted their account)
     /// has nothing to say.
     static func deleteEmptyDigests(_ tx: Transaction) throws {
@@ -189,6 +200,11 @@ enum NotificationStore {
             INSERT INTO notification_mutes (user_id, scope, created_at) VALUES (\(userID), \(scope), \(now))
             ON CONFLICT (user_id, scope) DO NOTHING
             """)
+        try discardPending(tx, userID: userID, scope: scope)
+    }
+
+    /// Drops what waits for this person in a scope without muting it.
+    static func discardPending(_ tx: Transaction, userID: Int64, scope: String) throws {
         try tx.execute("DELETE FROM notification_digests WHERE user_id = \(userID) AND scope = \(scope)")
     }
 

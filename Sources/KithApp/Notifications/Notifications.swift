@@ -167,6 +167,20 @@ public final class Notifications: Sendable {
         try NotificationStore.unmute(tx, userID: userID, scope: scope)
     }
 
+    /// Takes back what an actor did (a spot undone) from the digests still
+    /// waiting, so nobody hears of something that no longer happened.
+    /// Delivered notifications stay as they are.
+    public func withdraw(kind: String, scope: String, actorID: Int64, subject: String, in tx: Transaction) throws {
+        try NotificationStore.withdraw(tx, kind: kind, scope: scope, actorID: actorID, subject: subject)
+    }
+
+    /// Drops the digests waiting for `userID` in `scope`, without muting
+    /// it: they have left, and news of a place they can no longer open
+    /// would lead nowhere.
+    public func discardPending(scope: String, for userID: Int64, in tx: Transaction) throws {
+        try NotificationStore.discardPending(tx, userID: userID, scope: scope)
+    }
+
     public func isMuted(scope: String, for userID: Int64) throws -> Bool {
         try database.read { try NotificationStore.mutedScopes($0, userID: userID, among: [scope]) }.contains(scope)
     }

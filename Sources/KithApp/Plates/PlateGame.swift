@@ -1,0 +1,58 @@
+import KithHTTP
+import KithStorage
+
+/// How a game's spots are drawn. The mode never reaches the spots: it is
+/// read only when a page is rendered, so switching it migrates nothing.
+public enum PlateMode: String, Sendable, DatabaseValueConvertible, CaseIterable {
+    /// A board per player, and a race.
+    case competitive
+    /// One shared board, each state credited to whoever spotted it first.
+    case collaborative
+
+    var label: String {
+        switch self {
+        case .competitive: "Competitive"
+        case .collaborative: "Collaborative"
+        }
+    }
+}
+
+/// A player's place in a game, and what it allows.
+public enum PlateRole: String, Sendable, DatabaseValueConvertible {
+    case host, player
+
+    var canRename: Bool { self == .host }
+    var canSwitchMode: Bool { self == .host }
+    var canChangeRules: Bool { self == .host }
+    var canRotateCode: Bool { self == .host }
+    var canRemovePlayers: Bool { self == .host }
+}
+
+/// Which regions a game counts. Rulesets are rows (`plate_rulesets`); these
+/// are the two the game offers today, named as stored.
+enum PlateRuleset {
+    static let states = "us50"
+    static let statesAndDC = "us50dc"
+}
+
+/// A game as one of its players sees it: the game, and the viewer's place
+/// in it. `load` is the only place that decides who may see a game; anyone
+/// who is not a player (or a game that does not exist) gets nil, so every
+/// route answers outsiders with 404.
+public struct PlateGameScope: Scope {
+    public let id: Int64
+    public let name: String
+    public let mode: PlateMode
+    public let ruleset: String
+    public let role: PlateRole
+    public let userID: Int64
+
+    public static func load(_ id: Int64, for user: User, in app: KithApp) throws -> PlateGameScope? {
+        try app.database.read { try PlateStore.scope($0, gameID: id, userID: user.id) }
+    }
+
+    /// The live topic every page of this game follows.
+    var topic: String { PlateRoutes.topic(id) }
+    /// The notification scope ("game:12"): digests and mutes are per game.
+    var notificationScope: String { PlateRoutes.notificationScope(id) }
+}

@@ -1,0 +1,273 @@
+/// A plate game's board: the map, progress, in competitive mode the
+/// leaderboard and every player's board, the feed of recent spots, and a
+/// celebration once a board is complete. The board and the feed are live
+/// fragments (`#plate-board`, `#plate-feed`) each viewer refetches with
+/// their own rights.
+public enum PlateBoardPage {
+    public struct Player: Sendable, Equatable {
+        public var name: String
+        public var colour: Int
+        public var score: Int
+        public var isViewer: Bool
+        public var isHost: Bool
+        public init(name: String, colour: Int, score: Int, isViewer: Bool, isHost: Bool) {
+            self.name = name
+            self.colour = colour
+            self.score = score
+            self.isViewer = isViewer
+            self.isHost = isHost
+        }
+    }
+
+    /// Another player's board, drawn in their colour, to look at only.
+    public struct Board: Sendable, Equatable {
+        public var player: Player
+        public var statuses: [String: USMap.Status]
+        public init(player: Player, statuses: [String: USMap.Status]) {
+            self.player = player
+            self.statuses = statuses
+        }
+    }
+
+    public struct FeedItem: Sendable, Equatable {
+        public var regionName: String
+        public var regionCode: String
+        public var playerName: String
+        public var relativeTime: String
+        public var machineTime: String
+        /// The undo form's action, on the viewer's own spots only.
+        public var undoAction: String?
+        public init(regionName: String, regionCode: String, playerName: String, relativeTime: String, machineTime: String, undoAction: String?) {
+            self.regionName = regionName
+            self.regionCode = regionCode
+            self.playerName = playerName
+            self.relativeTime = relativeTime
+            self.machineTime = machineTime
+            self.undoAction = undoAction
+        }
+    }
+
+    /// Where the page's links and forms go.
+    public struct Paths: Sendable, Equatable {
+        public var board: String
+        public var boardFragment: String
+        public var feedFragment: String
+        public var spotList: String
+        /// `/games/7/states/`: a state's code completes its confirm page link.
+        public var statePrefix: String
+        public var spot: String
+        public var mode: String
+        public var players: String
+        public init(
+            board: String, boardFragment: String, feedFragment: String, spotList: String, statePrefix: String, spot: String, mode: String,
+            players: String
+        ) {
+            self.board = board
+            self.boardFragment = boardFragment
+            self.feedFragment = feedFragment
+            self.spotList = spotList
+            self.statePrefix = statePrefix
+            self.spot = spot
+            self.mode = mode
+            self.players = players
+        }
+    }
+
+    public struct Model: Sendable {
+        public var name: String
+        /// `competitive` or `collaborative`.
+        public var mode: String
+        public var isHost: Bool
+        /// Regions the rules count: 50, or 51 with DC.
+        public var target: Int
+        /// The viewer's board's count: the group's in collaborative mode, their own in competitive.
+        public var progress: Int
+        /// The viewer's board: every state's status.
+        public var statuses: [String: USMap.Status]
+        public var playable: Set<String>
+        /// Best first (competitive); everyone, for the legend (collaborative).
+        public var players: [Player]
+        /// Competitive: the other players' boards.
+        public var otherBoards: [Board]
+        public var feed: [FeedItem]
+        /// Who has completed a board: the group ("Everyone") or players by name.
+        public var finishers: [String]
+        /// The viewer's IANA time zone: the page's script shows each spot's
+        /// clock time in it.
+        public var timeZone: String
+        public var paths: Paths
+
+        public init(
+            name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
+            players: [Player], otherBoards: [Board], feed: [FeedItem], finishers: [String], timeZone: String, paths: Paths
+        ) {
+            self.name = name
+            self.mode = mode
+            self.isHost = isHost
+            self.target = target
+            self.progress = progress
+            self.statuses = statuses
+            self.playable = playable
+            self.players = players
+            self.otherBoards = otherBoards
+            self.feed = feed
+            self.finishers = finishers
+            self.timeZone = timeZone
+            self.paths = paths
+        }
+
+        var isCompetitive: Bool { mode == "competitive" }
+    }
+
+    public static func render(context: PageContext, model: Model) -> HTML {
+        let otherMode = model.isCompetitive ? "collaborative" : "competitive"
+        let modeSwitch: HTML =
+            model.isHost
+            ? """
+            <form method="post"\(attribute: "action", model.paths.mode) class="plate-mode">
+            \(Layout.csrfField(context.csrfToken))<input type="hidden" name="mode"\(attribute: "value", otherMode)>
+            \(Button.secondary("Switch to \(otherMode)", small: true))
+            </form>
+            """
+            : ""
+        return Layout.page(
+            title: model.name, context: context,
+            main: """
+                <section class="container stack roadtrip plate-game">
+                <header class="plate-game__header">
+                <h1 class="road-sign plate-game__title">\(model.name)</h1>
+                <p class="plate-game__meta"><span class="badge badge--green">\(model.isCompetitive ? "Competitive" : "Collaborative")</span> \
+                <a\(attribute: "href", model.paths.players)>Players and invite</a></p>
+                <div class="form-actions">
+                \(Button.link("Spotted a plate", href: model.paths.spotList))
+                \(modeSwitch)
+                </div>
+                </header>
+                \(board(model: model, csrfToken: context.csrfToken))
+                <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance data-target="plate-board" hidden>
+                \(Layout.csrfField(context.csrfToken))<input type="hidden" name="state" value="">
+                <input type="hidden" name="from" value="board">
+                </form>
+                <hr class="road-line">
+                \(feed(model: model, csrfToken: context.csrfToken))
+                </section>
+                """)
+    }
+
+    /// The live part that changes with every spot: progress, the
+    /// celebration, the map(s) and the leaderboard.
+    public static func board(model: Model, csrfToken: String?) -> HTML {
+        let statePrefix = model.paths.statePrefix
+        let map = USMap.render(
+            statuses: model.statuses,
+            options: USMap.Options(
+                label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
+                playable: model.playable, link: { statePrefix + $0 }))
+        let progressLabel = model.isCompetitive ? "Your board" : "Together"
+        return """
+            <div id="plate-board" class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
+            <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
+            <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
+            <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
+            \(celebration(model))
+            <div class="plate-map">
+            <a class="plate-skip" href="#plate-feed">Skip past the map</a>
+            \(map)
+            </div>
+            \(legend(model))
+            \(model.isCompetitive ? leaderboard(model) : HTML.empty)
+            </div>
+            """
+    }
+
+    static func celebration(_ model: Model) -> HTML {
+        guard !model.finishers.isEmpty else { return .empty }
+        let who = model.finishers.joined(separator: ", ")
+        let message =
+            model.isCompetitive
+            ? "\(who) spotted all \(model.target)!"
+            : "All \(model.target) spotted. What a road trip!"
+        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\">\(message)</p>"
+    }
+
+    static func legend(_ model: Model) -> HTML {
+        let others: HTML =
+            model.isCompetitive
+            ? ""
+            : "<li><span class=\"plate-key plate-key--others\" aria-hidden=\"true\"></span> Spotted by someone else</li>"
+        return """
+            <ul class="plate-legend" aria-label="Map key">
+            <li><span class="plate-key plate-key--mine" aria-hidden="true"></span> Spotted by you</li>
+            \(others)
+            <li><span class="plate-key plate-key--unspotted" aria-hidden="true"></span> Not yet</li>
+            </ul>
+            """
+    }
+
+    static func leaderboard(_ model: Model) -> HTML {
+        let rows = model.players.enumerated().map { index, player -> HTML in
+            let you: HTML = player.isViewer ? " <span class=\"muted\">(you)</span>" : ""
+            return """
+                <li class="plate-leader"><span class="plate-leader__rank">\(index + 1)</span>\
+                <span\(attribute: "class", "plate-swatch plate-swatch--p\(player.colour % USMap.playerColours)") aria-hidden="true"></span>\
+                <span class="plate-leader__name">\(player.name)\(you)</span>\
+                <span class="plate-leader__score">\(player.score) of \(model.target)</span></li>
+                """
+        }
+        let boards = model.otherBoards.map { board -> HTML in
+            let map = USMap.render(
+                statuses: board.statuses,
+                options: USMap.Options(label: "\(board.player.name)'s board", playable: model.playable))
+            return """
+                <figure class="plate-mini">
+                \(map)
+                <figcaption><span\(attribute: "class", "plate-swatch plate-swatch--p\(board.player.colour % USMap.playerColours)") aria-hidden="true"></span> \(board.player.name): \(board.player.score) of \(model.target)</figcaption>
+                </figure>
+                """
+        }
+        let boardsSection: HTML =
+            boards.isEmpty
+            ? ""
+            : """
+            <h2 class="plate-section-title">Everyone's boards</h2>
+            <div class="plate-minis">
+            \(boards.joined(separator: "\n"))
+            </div>
+            """
+        return """
+            <section class="plate-leaderboard" aria-labelledby="plate-leaderboard-title">
+            <h2 class="plate-section-title" id="plate-leaderboard-title">Leaderboard</h2>
+            <ol class="plate-leaders">
+            \(rows.joined(separator: "\n"))
+            </ol>
+            \(boardsSection)
+            </section>
+            """
+    }
+
+    /// The feed of recent spots: "Idaho — Dad — 2 hours ago".
+    public static func feed(model: Model, csrfToken: String?) -> HTML {
+        let items = model.feed.map { item -> HTML in
+            let undo: HTML = item.undoAction.map { action in
+                """
+                <form method="post"\(attribute: "action", action) class="plate-feed__undo">\(Layout.csrfField(csrfToken))\
+                <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
+                """
+            } ?? ""
+            return """
+                <li class="plate-feed__item"><strong>\(item.regionName)</strong> — \(item.playerName) — \
+                <time class="muted"\(attribute: "datetime", item.machineTime)>\(item.relativeTime)</time>\(undo)</li>
+                """
+        }
+        let list: HTML =
+            items.isEmpty
+            ? "<p class=\"muted\">No plates yet. The first one is always the best.</p>"
+            : "<ul class=\"plate-feed__list\">\n\(items.joined(separator: "\n"))\n</ul>"
+        return """
+            <section id="plate-feed" class="plate-feed stack"\(attribute: "data-fragment", model.paths.feedFragment)\(attribute: "data-time-zone", model.timeZone) aria-labelledby="plate-feed-title">
+            <h2 class="plate-section-title" id="plate-feed-title">Latest spots</h2>
+            \(list)
+            </section>
+            """
+    }
+}

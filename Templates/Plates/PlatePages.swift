@@ -1,0 +1,350 @@
+/// The smaller plate-game pages: create, spot by name, confirm a state,
+/// players and invite, leave, and the dashboard section.
+
+/// `/games/new`: a name, a mode, and whether DC counts.
+public enum PlateNewPage {
+    public static func render(context: PageContext, form: FormState, action: String) -> HTML {
+        Layout.page(
+            title: "New plate game", context: context,
+            main: """
+                <section class="container container--narrow stack roadtrip plate-page">
+                <header class="page-header"><h1 class="road-sign">New plate game</h1>
+                <p>Spot licence plates from all fifty states, over a trip or over a year.</p></header>
+                \(form.summary(order: ["name", "mode"]))
+                <form class="form stack" method="post"\(attribute: "action", action) novalidate>
+                \(Layout.csrfField(context.csrfToken))
+                \(fields(form))
+                <div class="form-actions">\(Button.primary("Start the game"))</div>
+                </form>
+                </section>
+                """)
+    }
+
+    /// Name, mode and rules: the same fields create a game and change it.
+    static func fields(_ form: FormState) -> HTML {
+        """
+        \(FormField.text(name: "name", label: "Game name", value: form.values["name"], hint: "Up to 60 characters, like Summer Road Trip.", error: form.errors["name"], required: true, maxLength: 60, autocomplete: "off"))
+        \(FormField.radios(name: "mode", legend: "How you play", options: PlateForms.modes, selected: form.values["mode"] ?? "collaborative", error: form.errors["mode"]))
+        \(FormField.checkbox(name: "dc", label: "Washington, DC counts too", checked: form.values["dc"] == "on", hint: "Then a full board is 51."))
+        """
+    }
+}
+
+enum PlateForms {
+    static let modes: [(value: String, label: String)] = [
+        ("collaborative", "Together: one shared board"), ("competitive", "Race: a board each"),
+    ]
+}
+
+/// A region in the by-name list, with what it means to the viewer.
+public struct PlateListItem: Sendable, Equatable {
+    public var code: String
+    public var name: String
+    public var status: USMap.Status
+    public init(code: String, name: String, status: USMap.Status) {
+        self.code = code
+        self.name = name
+        self.status = status
+    }
+}
+
+/// `/games/7/spot`: every state by name, each a button that spots it. Works
+/// without script; the page's script adds a filter box ("rh" finds Rhode Island).
+public enum PlateSpotListPage {
+    public static func render(
+        context: PageContext, gameName: String, board: String, action: String, fragment: String, items: [PlateListItem]
+    ) -> HTML {
+        Layout.page(
+            title: "Spotted a plate · \(gameName)", context: context,
+            main: """
+                <section class="container container--narrow stack roadtrip plate-page">
+                <header class="page-header"><h1 class="road-sign">Spotted a plate</h1>
+                <p>Which state was it? <a\(attribute: "href", board)>Back to \(gameName)</a></p></header>
+                <div class="plate-filter field" data-plate-filter hidden>
+                <label class="field__label" for="plate-filter-input">Find a state</label>
+                <input class="field__input" id="plate-filter-input" type="search" autocomplete="off" spellcheck="false" placeholder="Type a few letters, like rh" aria-controls="plate-list" aria-describedby="plate-filter-count">
+                <p class="muted" id="plate-filter-count" aria-live="polite"></p>
+                </div>
+                \(list(csrfToken: context.csrfToken, action: action, fragment: fragment, items: items))
+                </section>
+                """)
+    }
+
+    /// One form, a button per state: pressing one posts its code. A live
+    /// fragment: others' spots mark it while it is open.
+    public static func list(csrfToken: String?, action: String, fragment: String, items: [PlateListItem]) -> HTML {
+        let buttons = items.map { item -> HTML in
+            let spotted = item.status != .unspotted
+            let note: HTML =
+                switch item.status {
+                case .unspotted: ""
+                case .mine: "<span class=\"plate-list__note\">you</span>"
+                case .others(let name), .player(_, let name): "<span class=\"plate-list__note\">\(name)</span>"
+                }
+            return """
+                <li class="plate-list__item"\(attribute: "data-name", item.name.lowercased())><button type="submit" name="state"\(attribute: "value", item.code)\
+                \(attribute: "class", spotted ? "plate plate-list__button plate--spotted" : "plate plate-list__button")\
+                \(attribute: "aria-label", "\(item.name), \(item.status.spoken)")>\
+                <span class="plate__state">\(item.name)</span><span class="plate__code">\(item.code)</span>\(note)</button></li>
+                """
+        }
+        return """
+            <form id="plate-list" class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance data-target="plate-list">
+            \(Layout.csrfField(csrfToken))<input type="hidden" name="from" value="list">
+            <ul class="plate-list__items">
+            \(buttons.joined(separator: "\n"))
+            </ul>
+            </form>
+            """
+    }
+}
+
+/// `/games/7/states/ID`: what a tap on the map opens without script. Spot
+/// it, or see that you have and undo it.
+public enum PlateStatePage {
+    public struct Model: Sendable {
+        public var gameName: String
+        public var regionName: String
+        public var regionCode: String
+        public var board: String
+        public var spotAction: String
+        /// The viewer's own spot's undo action, when they have spotted it.
+        public var undoAction: String?
+        /// Everyone who has spotted it, first first.
+        public var spotters: [String]
+        public init(
+            gameName: String, regionName: String, regionCode: String, board: String, spotAction: String, undoAction: String?, spotters: [String]
+        ) {
+            self.gameName = gameName
+            self.regionName = regionName
+            self.regionCode = regionCode
+            self.board = board
+            self.spotAction = spotAction
+            self.undoAction = undoAction
+            self.spotters = spotters
+        }
+    }
+
+    public static func render(context: PageContext, model: Model) -> HTML {
+        let who: HTML =
+            model.spotters.isEmpty
+            ? "<p>Nobody in \(model.gameName) has spotted one yet.</p>"
+            : "<p>Spotted by \(model.spotters.joined(separator: ", ")).</p>"
+        let action: HTML
+        if let undo = model.undoAction {
+            action = """
+                <form method="post"\(attribute: "action", undo) class="form-actions">\(Layout.csrfField(context.csrfToken))\
+                \(Button.secondary("Undo my spot"))</form>
+                """
+        } else {
+            action = """
+                <form method="post"\(attribute: "action", model.spotAction) class="form-actions">\(Layout.csrfField(context.csrfToken))\
+                <input type="hidden" name="state"\(attribute: "value", model.regionCode)><input type="hidden" name="from" value="board">\
+                \(Button.primary("Yes, I spotted \(model.regionName)"))</form>
+                """
+        }
+        return Layout.page(
+            title: "\(model.regionName) · \(model.gameName)", context: context,
+            main: """
+                <section class="container container--narrow stack roadtrip plate-page">
+                <header class="page-header">
+                <p class="plate plate--large"><span class="plate__state">\(model.regionName)</span><span class="plate__code">\(model.regionCode)</span></p>
+                <h1>\(model.undoAction == nil ? "Spotted a plate from \(model.regionName)?" : "You spotted \(model.regionName)")</h1>
+                </header>
+                \(who)
+                \(action)
+                <p><a\(attribute: "href", model.board)>Back to \(model.gameName)</a></p>
+                </section>
+                """)
+    }
+}
+
+/// `/games/7/players`: the invite (code, link, QR), the roster and, for the
+/// host, the game's settings, rotating the code and removing players.
+public enum PlatePlayersPage {
+    public struct Player: Sendable, Equatable {
+        public var name: String
+        public var colour: Int
+        public var isHost: Bool
+        public var isViewer: Bool
+        /// The host's remove form action; nil for everyone else.
+        public var removeAction: String?
+        public init(name: String, colour: Int, isHost: Bool, isViewer: Bool, removeAction: String?) {
+            self.name = name
+            self.colour = colour
+            self.isHost = isHost
+            self.isViewer = isViewer
+            self.removeAction = removeAction
+        }
+    }
+
+    public struct Model: Sendable {
+        public var gameName: String
+        public var code: String?
+        public var link: String?
+        public var qrCode: HTML
+        public var players: [Player]
+        public var isHost: Bool
+        public var board: String
+        public var settingsAction: String
+        public var rotateAction: String
+        public var leave: String
+        public var form: FormState
+        public init(
+            gameName: String, code: String?, link: String?, qrCode: HTML, players: [Player], isHost: Bool, board: String, settingsAction: String,
+            rotateAction: String, leave: String, form: FormState
+        ) {
+            self.gameName = gameName
+            self.code = code
+            self.link = link
+            self.qrCode = qrCode
+            self.players = players
+            self.isHost = isHost
+            self.board = board
+            self.settingsAction = settingsAction
+            self.rotateAction = rotateAction
+            self.leave = leave
+            self.form = form
+        }
+    }
+
+    public static func render(context: PageContext, model: Model) -> HTML {
+        let invite: HTML
+        if let code = model.code, let link = model.link {
+            let rotate: HTML =
+                model.isHost
+                ? """
+                <form method="post"\(attribute: "action", model.rotateAction)>\(Layout.csrfField(context.csrfToken))\
+                \(Button.secondary("New code (the old one stops working)", small: true))</form>
+                """
+                : ""
+            invite = """
+                <section class="stack" aria-labelledby="plate-invite-title">
+                <h2 id="plate-invite-title">Invite the family</h2>
+                <p>Read the code aloud: <strong class="plate-code mono">\(code)</strong> — they type it at <a href="/join">Join with a code</a>. Or share the link.</p>
+                \(InviteLinkCard.render(title: "Invite link for \(model.gameName)", link: link, qrCode: model.qrCode))
+                \(rotate)
+                </section>
+                """
+        } else {
+            invite = ""
+        }
+        let roster = model.players.map { player -> HTML in
+            let host: HTML = player.isHost ? " <span class=\"badge\">host</span>" : ""
+            let you: HTML = player.isViewer ? " <span class=\"muted\">(you)</span>" : ""
+            let tags: HTML = "\(host)\(you)"
+            let remove: HTML = player.removeAction.map { action in
+                """
+                <form method="post"\(attribute: "action", action) class="plate-roster__remove">\(Layout.csrfField(context.csrfToken))\
+                <button class="link-button" type="submit"\(attribute: "aria-label", "Remove \(player.name) from the game")>Remove</button></form>
+                """
+            } ?? ""
+            return """
+                <li class="plate-roster__item"><span\(attribute: "class", "plate-swatch plate-swatch--p\(player.colour % USMap.playerColours)") aria-hidden="true"></span> \(player.name)\(tags)\(remove)</li>
+                """
+        }
+        let settings: HTML =
+            model.isHost
+            ? """
+            <section class="stack" aria-labelledby="plate-settings-title">
+            <h2 id="plate-settings-title">Game settings</h2>
+            \(model.form.summary(order: ["name", "mode"]))
+            <form class="form stack" method="post"\(attribute: "action", model.settingsAction) novalidate>
+            \(Layout.csrfField(context.csrfToken))
+            \(PlateNewPage.fields(model.form))
+            <p class="muted">Switching how you play changes only how the boards are drawn: every spot stays.</p>
+            <div class="form-actions">\(Button.primary("Save settings"))</div>
+            </form>
+            </section>
+            """
+            : ""
+        return Layout.page(
+            title: "Players · \(model.gameName)", context: context,
+            main: """
+                <section class="container container--narrow stack roadtrip plate-page">
+                <header class="page-header"><h1 class="road-sign">\(model.gameName)</h1>
+                <p><a\(attribute: "href", model.board)>Back to the board</a></p></header>
+                \(invite)
+                <section class="stack" aria-labelledby="plate-roster-title">
+                <h2 id="plate-roster-title">Players</h2>
+                <ul class="plate-roster">
+                \(roster.joined(separator: "\n"))
+                </ul>
+                </section>
+                \(settings)
+                <p><a\(attribute: "href", model.leave)>Leave this game</a></p>
+                </section>
+                """)
+    }
+}
+
+/// `/games/7/leave`: a confirmation, because your spots go with you.
+public enum PlateLeavePage {
+    public static func render(context: PageContext, gameName: String, action: String, board: String, lastPlayer: Bool) -> HTML {
+        let warning =
+            lastPlayer
+            ? "You're the last player: the game and all its spots will be deleted."
+            : "Your spots in this game go with you. You can join again with the code, but you'd start from zero."
+        return Layout.page(
+            title: "Leave \(gameName)", context: context,
+            main: """
+                <section class="container container--narrow stack">
+                <header class="page-header"><h1>Leave \(gameName)?</h1><p>\(warning)</p></header>
+                <form method="post"\(attribute: "action", action) class="form-actions">\(Layout.csrfField(context.csrfToken))\
+                \(Button.danger("Leave the game"))<a\(attribute: "href", board)>Stay</a></form>
+                </section>
+                """)
+    }
+}
+
+/// The plate games section of the dashboard, a live fragment.
+public enum PlateDashboardSection {
+    public struct Game: Sendable, Equatable {
+        public var name: String
+        public var link: String
+        public var mode: String
+        public var progress: Int
+        public var target: Int
+        public var players: Int
+        public init(name: String, link: String, mode: String, progress: Int, target: Int, players: Int) {
+            self.name = name
+            self.link = link
+            self.mode = mode
+            self.progress = progress
+            self.target = target
+            self.players = players
+        }
+    }
+
+    public static func render(games: [Game], newGame: String, fragment: String) -> HTML {
+        let body: HTML
+        if games.isEmpty {
+            body = EmptyState.render(
+                title: "No plate games yet",
+                message: "Start one for the next road trip, then share the code with the family.",
+                action: Button.link("New plate game", href: newGame), headingLevel: 3)
+        } else {
+            let items = games.map { game -> HTML in
+                let whose = game.mode == "competitive" ? "your board" : "together"
+                let players = game.players == 1 ? "1 player" : "\(game.players) players"
+                return """
+                    <li class="stack stack--tight"><a\(attribute: "href", game.link)>\(game.name)</a> \
+                    <span><strong>\(game.progress) of \(game.target)</strong> \(whose)</span> \
+                    <span class="muted">\(game.mode == "competitive" ? "Competitive" : "Collaborative") · \(players)</span></li>
+                    """
+            }
+            body = """
+                <ul class="stack">
+                \(items.joined(separator: "\n"))
+                </ul>
+                <p>\(Button.link("New plate game", href: newGame, style: .secondary, small: true))</p>
+                """
+        }
+        return """
+            <section id="plate-games" class="card stack plate-games-section"\(attribute: "data-fragment", fragment) aria-labelledby="plate-games-title">
+            <h2 class="card__title" id="plate-games-title">Plate games</h2>
+            \(body)
+            </section>
+            """
+    }
+}
