@@ -109,7 +109,7 @@ enum OccasionRoutes {
             guard let user = context.user, let id = Int64(key) else { return false }
             return try OccasionScope.load(id, for: user, in: context.app) != nil
         }
-        app.dashboard.register("occasions", order: 10) { user, context in
+        app.dashboard.register("occasions", order: 10, stylesheets: ["css/occasions.css"]) { user, context in
             let listed = try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }
             return OccasionScreens.dashboardSection(listed.map { item in
                 OccasionScreens.ListItem(
