@@ -49,13 +49,15 @@ public enum GiftCarousel {
 
     static func card(_ card: GiftCardView, position: Int, of count: Int, balance: Int, csrfToken: String?) -> HTML {
         let state = card.state
-        let look: String
-        switch state {
-        case .locked: look = "frosted"
-        case .affordable: look = "pulse-gold"
-        case .unlocked: look = "glow-gold"
-        }
-        let classes = "gift-card gift-card--\(state.rawValue) \(look)"
+        // Locked is frosted glass; affordable pulses gold (and holds a still
+        // gold glow when motion is reduced); unlocked is plain, full colour.
+        let look: String? =
+            switch state {
+            case .locked: "frosted"
+            case .affordable: "pulse-gold"
+            case .unlocked: nil
+            }
+        let classes = ["gift-card", "gift-card--\(state.rawValue)", look].compactMap { $0 }.joined(separator: " ")
         let label = "Gift \(position) of \(count): \(card.kindLabel) from \(card.giverName)"
         return """
             <li\(attribute: "class", classes) tabindex="-1"\(attribute: "aria-label", label)\(attribute: "data-gift", String(card.id))>

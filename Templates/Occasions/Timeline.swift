@@ -57,7 +57,9 @@ public enum Timeline {
         let connector: HTML = next == nil ? "" : """
             <svg class="timeline__connector" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true" focusable="false">\
             <path class="timeline__trail"\(attribute: "d", connectorPath(from: side(index), to: side(index + 1))) fill="none" stroke="#7C5CFC" stroke-width="3" stroke-linecap="round" vector-effect="non-scaling-stroke" opacity="0.55"/>\
-            </svg>
+            </svg>\
+            <svg class="timeline__midpoint" viewBox="-6 -6 12 12" width="12" height="12" aria-hidden="true" focusable="false">\
+            <path\(attribute: "d", Bokeh.sparklePath(5))\(attribute: "fill", Palette.gold)/></svg>
             """
         let detail: HTML = entry.detail.map { "\(comma)<span class=\"timeline__detail\">\($0)</span>" } ?? ""
         let amount = points(entry.points)
@@ -201,62 +203,53 @@ public enum Timeline {
 /// The background: soft bokeh circles and a few twinkling sparkles at
 /// positions drawn from the occasion's seed, so a page looks the same on
 /// every render and a live refresh never makes the background jump.
+///
+/// Positions are percentages of the section and sizes are pixels, with no
+/// viewBox: circles stay round and the same size on a phone and on a wide
+/// screen, however tall the timeline grows. A sparkle is a tiny nested SVG
+/// placed by percentage, holding a star drawn around its origin.
 enum Bokeh {
     /// Never more than this many shapes, however long the timeline.
     static let maximumShapes = 36
 
+    static let colours = ["#7C5CFC", "#FF6B9D", "#F5A623", "#5B8DEF"]
+
     static func render(seed: Int64, rows: Int) -> HTML {
         var random = SplitMix64(seed: UInt64(bitPattern: seed))
-        // The box grows with the timeline so circles stay round and spread
-        // over its whole height; `slice` fills the section either way.
-        let height = 100 + 60 * max(rows, 1)
         let shapes = min(10 + 3 * rows, maximumShapes)
-        let colours = ["#7C5CFC", "#FF6B9D", "#F5A623", "#5B8DEF"]
         var parts: [HTML] = []
         for index in 0..<shapes {
-            let x = Tenths(random.next(below: 1000))
-            let y = Tenths(random.next(below: UInt64(height) * 10))
+            let x = percent(tenths: random.next(below: 1000))
+            let y = percent(tenths: random.next(below: 1000))
             let colour = colours[Int(random.next(below: UInt64(colours.count)))]
             if index % 4 == 3 {
-                // A four-pointed sparkle, 2 to 4.5 units from centre to tip.
-                let r = Tenths(20 + random.next(below: 25))
+                let size = 4 + Int(random.next(below: 5))  // centre to tip, in pixels
                 let twinkle = "timeline__sparkle timeline__sparkle--\(1 + index / 4 % 4)"
                 parts.append(
-                    "<path\(attribute: "class", twinkle)\(attribute: "d", sparklePath(x: x, y: y, r: r))\(attribute: "fill", colour) opacity=\"0.7\"/>")
+                    "<svg\(attribute: "x", x)\(attribute: "y", y) overflow=\"visible\"><path\(attribute: "class", twinkle)\(attribute: "d", sparklePath(size))\(attribute: "fill", colour) opacity=\"0.75\"/></svg>"
+                )
             } else {
-                let r = Tenths(30 + random.next(below: 120))
+                let radius = 12 + Int(random.next(below: 48))
                 let opacity = 1 + random.next(below: 2)  // 0.1 or 0.2
                 parts.append(
-                    "<circle\(attribute: "cx", x.text)\(attribute: "cy", y.text)\(attribute: "r", r.text)\(attribute: "fill", colour)\(attribute: "opacity", "0.\(opacity)")/>"
+                    "<circle\(attribute: "cx", x)\(attribute: "cy", y)\(attribute: "r", String(radius))\(attribute: "fill", colour)\(attribute: "opacity", "0.\(opacity)")/>"
                 )
             }
         }
         return """
-            <svg class="timeline__bokeh" viewBox="0 0 100 \(height)" preserveAspectRatio="xMidYMid slice" aria-hidden="true" focusable="false">\
-            \(parts)</svg>
+            <svg class="timeline__bokeh" aria-hidden="true" focusable="false">\(parts)</svg>
             """
     }
 
-    static func sparklePath(x: Tenths, y: Tenths, r: Tenths) -> String {
-        let top = Tenths(y.value - r.value), bottom = Tenths(y.value + r.value)
-        let left = Tenths(x.value - r.value), right = Tenths(x.value + r.value)
-        return "M\(x.text) \(top.text)Q\(x.text) \(y.text) \(right.text) \(y.text)Q\(x.text) \(y.text) \(x.text) \(bottom.text)"
-            + "Q\(x.text) \(y.text) \(left.text) \(y.text)Q\(x.text) \(y.text) \(x.text) \(top.text)Z"
+    /// A percentage from a count of tenths, with at most one decimal, so the
+    /// bytes never depend on floating-point formatting: 375 → "37.5%".
+    static func percent(tenths: UInt64) -> String {
+        tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
     }
-}
 
-/// A number kept in tenths and printed with at most one decimal, so output
-/// bytes never depend on floating-point formatting.
-struct Tenths {
-    var value: Int
-
-    init(_ value: Int) { self.value = value }
-    init(_ value: UInt64) { self.value = Int(value) }
-
-    var text: String {
-        let whole = value / 10, tenth = abs(value % 10)
-        let sign = value < 0 && whole == 0 ? "-" : ""
-        return tenth == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(tenth)"
+    /// A four-pointed star around the origin, `size` pixels from centre to tip.
+    static func sparklePath(_ size: Int) -> String {
+        "M0 -\(size)Q0 0 \(size) 0Q0 0 0 \(size)Q0 0 -\(size) 0Q0 0 0 -\(size)Z"
     }
 }
 
