@@ -111,16 +111,21 @@ function setupCarousel(section) {
   const controls = section.querySelector("[data-carousel-controls]");
   if (controls && cards.length > 1) controls.hidden = false;
 
-  // The card whose centre is nearest the middle of the row.
-  function nearest() {
-    const middle = track.scrollLeft + track.clientWidth / 2;
-    let best = 0;
-    cards.forEach((card, index) => {
-      const distance = Math.abs(card.offsetLeft + card.offsetWidth / 2 - middle);
-      const bestDistance = Math.abs(cards[best].offsetLeft + cards[best].offsetWidth / 2 - middle);
-      if (distance < bestDistance) best = index;
-    });
-    return best;
+  // Where a card sits when it is centred, as far as the row can scroll.
+  function leftFor(card) {
+    const wanted = card.offsetLeft - (track.clientWidth - card.offsetWidth) / 2;
+    return Math.max(0, Math.min(wanted, track.scrollWidth - track.clientWidth));
+  }
+
+  // The card a scroll the visitor made has come to rest on: the first or
+  // the last at either end (where several cards show and none can be
+  // centred), otherwise the one nearest the middle.
+  function restingCard() {
+    const end = track.scrollWidth - track.clientWidth;
+    if (track.scrollLeft <= 1) return 0;
+    if (track.scrollLeft >= end - 1) return cards.length - 1;
+    const distance = (card) => Math.abs(leftFor(card) - track.scrollLeft);
+    return cards.reduce((best, card, index) => (distance(card) < distance(cards[best]) ? index : best), 0);
   }
 
   function settle(index) {
@@ -131,14 +136,16 @@ function setupCarousel(section) {
     if (status) status.textContent = `Gift ${index + 1} of ${cards.length}`;
   }
 
+  // A scroll this script started lands where it asked; only the visitor's
+  // own scrolling should change which card is current.
+  let requestedLeft = null;
+
   function go(index, { focus = false, instant = false } = {}) {
     const count = cards.length;
     const target = ((index % count) + count) % count;
     const card = cards[target];
-    track.scrollTo({
-      left: card.offsetLeft - (track.clientWidth - card.offsetWidth) / 2,
-      behavior: instant || reducedMotion() ? "auto" : "smooth",
-    });
+    requestedLeft = leftFor(card);
+    track.scrollTo({ left: requestedLeft, behavior: instant || reducedMotion() ? "auto" : "smooth" });
     if (focus) card.focus({ preventScroll: true });
     settle(target);
   }
@@ -147,8 +154,8 @@ function setupCarousel(section) {
   const saved = remember.get(storageKey);
   const savedIndex = cards.findIndex((card) => card.dataset.gift === saved);
   if (savedIndex > 0) {
-    go(savedIndex, { instant: true });
     announced = savedIndex;
+    go(savedIndex, { instant: true });
   }
 
   section.addEventListener("click", (event) => {
@@ -170,7 +177,11 @@ function setupCarousel(section) {
   let scrollTimer = 0;
   track.addEventListener("scroll", () => {
     clearTimeout(scrollTimer);
-    scrollTimer = setTimeout(() => settle(nearest()), 140);
+    scrollTimer = setTimeout(() => {
+      if (requestedLeft !== null && Math.abs(track.scrollLeft - requestedLeft) < 2) return;
+      requestedLeft = null;
+      settle(restingCard());
+    }, 140);
   }, { passive: true });
 
   // Swipes. Touch scrolls natively (the browser then cancels the pointer);
