@@ -25,7 +25,7 @@ public enum Timeline {
                 headingLevel: 3)
         } else {
             let items = view.entries.enumerated().map { index, entry in
-                row(entry, index: index, next: index + 1 < count ? view.entries[index + 1] : nil, isNewest: index == count - 1)
+                row(entry, index: index, isNewest: index == count - 1)
             }
             body = "<ol class=\"timeline__list\">\n\(items.joined(separator: "\n"))\n</ol>"
         }
@@ -47,14 +47,16 @@ public enum Timeline {
     /// long timeline waiting.
     static let staggerSteps = 12
 
-    static func row(_ entry: TimelineEntryView, index: Int, next: TimelineEntryView?, isNewest: Bool) -> HTML {
+    /// The newest entry is the last; every other one draws the curve down
+    /// to the entry after it.
+    static func row(_ entry: TimelineEntryView, index: Int, isNewest: Bool) -> HTML {
         let style = NodeStyle(entry.kind)
         let classes = [
             "timeline__entry", "timeline__entry--\(entry.kind.rawValue)",
             index.isMultiple(of: 2) ? "timeline__entry--left" : "timeline__entry--right",
             "stagger-\(min(index + 1, staggerSteps))", isNewest ? "timeline__entry--newest" : nil,
         ].compactMap { $0 }.joined(separator: " ")
-        let connector: HTML = next == nil ? "" : """
+        let connector: HTML = isNewest ? "" : """
             <svg class="timeline__connector" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true" focusable="false">\
             <path class="timeline__trail"\(attribute: "d", connectorPath(from: side(index), to: side(index + 1))) fill="none" stroke="#7C5CFC" stroke-width="3" stroke-linecap="round" vector-effect="non-scaling-stroke" opacity="0.55"/>\
             </svg>\
