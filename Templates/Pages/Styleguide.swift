@@ -6,7 +6,11 @@ public enum Styleguide {
     /// `live` is a demonstration of live updates the app supplies (a fragment
     /// that refreshes itself when anyone presses its button).
     public static func render(context: PageContext, live: HTML = HTML()) -> HTML {
-        Layout.page(
+        var context = context
+        context.stylesheets.append("css/timeline.css")
+        context.scripts.append("js/occasions.js")
+        let occasions = OccasionVisualsDemo.render(assetURL: context.assetURL)
+        return Layout.page(
             title: "Styleguide", context: context,
             main: """
                 <header class="page-header sg-intro">
@@ -17,8 +21,8 @@ public enum Styleguide {
                 </header>
                 \(live)
                 <div class="sg-panels">
-                \(panel(.light))
-                \(panel(.dark))
+                \(panel(.light, occasions: occasions))
+                \(panel(.dark, occasions: occasions))
                 </div>
                 """)
     }
@@ -100,7 +104,7 @@ public enum Styleguide {
 
     /// Everything below is rendered once per theme; ids carry the theme's
     /// name so the two panels never share one.
-    static func panel(_ theme: PanelTheme) -> HTML {
+    static func panel(_ theme: PanelTheme, occasions: HTML) -> HTML {
         let id = "sg-\(theme.rawValue)"
         return """
             <section class="sg-panel theme-\(theme.rawValue)"\(attribute: "aria-labelledby", id)>
@@ -115,6 +119,7 @@ public enum Styleguide {
             \(emptyState())
             \(motion())
             \(dossier(theme))
+            \(occasions)
             \(roadTrip())
             </section>
             """
