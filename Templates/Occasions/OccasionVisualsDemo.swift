@@ -1,7 +1,7 @@
 /// The occasion visuals on the styleguide, with a made-up weekend: a
 /// timeline four entries long under a badge two gifts of five bright, a
 /// carousel with one gift of each state, and a dossier holding a dare. The
-/// page links `css/timeline.css` and `js/occasions.js` for it.
+/// page links `css/timeline.css` for it.
 enum OccasionVisualsDemo {
     static func render(assetURL: (String) -> String) -> HTML {
         let entries = [
