@@ -6,7 +6,12 @@ public enum Styleguide {
     /// `live` is a demonstration of live updates the app supplies (a fragment
     /// that refreshes itself when anyone presses its button).
     public static func render(context: PageContext, live: HTML = HTML()) -> HTML {
-        Layout.page(
+        // The occasion visuals' stylesheet; their script stays off this page,
+        // which shows them as they are without it.
+        var context = context
+        context.stylesheets.append("css/timeline.css")
+        let occasions = OccasionVisualsDemo.render(assetURL: context.assetURL)
+        return Layout.page(
             title: "Styleguide", context: context,
             main: """
                 <header class="page-header sg-intro">
@@ -17,8 +22,8 @@ public enum Styleguide {
                 </header>
                 \(live)
                 <div class="sg-panels">
-                \(panel(.light))
-                \(panel(.dark))
+                \(panel(.light, occasions: occasions))
+                \(panel(.dark, occasions: occasions))
                 </div>
                 """)
     }
@@ -100,7 +105,7 @@ public enum Styleguide {
 
     /// Everything below is rendered once per theme; ids carry the theme's
     /// name so the two panels never share one.
-    static func panel(_ theme: PanelTheme) -> HTML {
+    static func panel(_ theme: PanelTheme, occasions: HTML) -> HTML {
         let id = "sg-\(theme.rawValue)"
         return """
             <section class="sg-panel theme-\(theme.rawValue)"\(attribute: "aria-labelledby", id)>
@@ -115,6 +120,7 @@ public enum Styleguide {
             \(emptyState())
             \(motion())
             \(dossier(theme))
+            \(occasions)
             \(roadTrip())
             </section>
             """
