@@ -32,9 +32,12 @@ let package = Package(
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         // Random tokens, digests, HMAC and Argon2id password hashing for accounts and sessions.
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),
+        // Media files as bytes: what a file is, what it says about where it
+        // was made, and zip archives. Pure Swift, no I/O policy.
+        .target(name: "KithMedia", path: "Sources/KithMedia"),
         .target(
             name: "KithApp",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithSync", "CCrypto", "CQREncode", "CSSL"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL"],
             path: "Sources/KithApp"
         ),
         .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
         .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
         .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
+        .testTarget(name: "KithMediaTests", dependencies: ["KithMedia"], path: "Tests/KithMediaTests"),
         .testTarget(
             name: "KithAppTests",
             dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithTestSupport"],
