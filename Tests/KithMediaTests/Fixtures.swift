@@ -204,7 +204,7 @@ enum Fixture {
                     .node("udta", [.leaf("loci", [0, 0, 0, 0, 0x15, 0xC7] + Array("Paris\0".utf8) + [0, 0, 0x02, 0x4B, 0x3C, 0xBC, 0x00, 0x30, 0xD4, 0x00, 0, 0, 0, 0] + Array("Earth\0\0".utf8), location: true)]),
                 ]),
                 .node("udta", [
-                    .leaf("©nam", be16(5) + be16(0x55C4) + Array("Party".utf8)),
+                    .leaf([0xA9] + Array("nam".utf8), be16(5) + be16(0x55C4) + Array("Party".utf8)),
                     .leaf(xyz, be16(UInt16(iso6709.utf8.count)) + be16(0x15C7) + Array(iso6709.utf8), location: true),
                 ], trailer: [0, 0, 0, 0]),
                 .node("meta", [
