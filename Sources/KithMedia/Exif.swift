@@ -39,24 +39,17 @@ enum Exif {
         return summary
     }
 
-    /// A TIFF structure holding only IFD0 with one Orientation entry (26 bytes).
+    /// A TIFF structure holding only IFD0 with one Orientation entry (26
+    /// bytes), in the byte order the original used.
     static func orientationOnlyTIFF(_ orientation: UInt16, littleEndian: Bool = false) -> [UInt8] {
-        var tiff: [UInt8] = []
-        if littleEndian {
-            tiff += [0x49, 0x49, 0x2A, 0x00]
-            tiff.appendLE32(8)
-            tiff.appendLE16(1)
-            tiff.appendLE16(orientationTag); tiff.appendLE16(3); tiff.appendLE32(1)
-            tiff.appendLE16(orientation); tiff.appendLE16(0)
-            tiff.appendLE32(0)
-        } else {
-            tiff += [0x4D, 0x4D, 0x00, 0x2A]
-            tiff.appendBE32(8)
-            tiff.appendBE16(1)
-            tiff.appendBE16(orientationTag); tiff.appendBE16(3); tiff.appendBE32(1)
-            tiff.appendBE16(orientation); tiff.appendBE16(0)
-            tiff.appendBE32(0)
-        }
+        var tiff: [UInt8] = littleEndian ? [0x49, 0x49, 0x2A, 0x00] : [0x4D, 0x4D, 0x00, 0x2A]
+        func put16(_ value: UInt16) { littleEndian ? tiff.appendLE16(value) : tiff.appendBE16(value) }
+        func put32(_ value: UInt32) { littleEndian ? tiff.appendLE32(value) : tiff.appendBE32(value) }
+        put32(8) // IFD0 right after the header
+        put16(1) // one entry
+        put16(orientationTag); put16(3); put32(1) // SHORT, count 1
+        put16(orientation); put16(0) // value, left-justified in its 4 bytes
+        put32(0) // no IFD1: no thumbnail
         return tiff
     }
 
