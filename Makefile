@@ -8,9 +8,10 @@
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata
 # The tests drive headless Chromium through chromedriver to check the page
-# scripts, read QR codes back (rsvg-convert, zbarimg), and run the Nu HTML
-# checker (a PyPI package) when Java is present.
-TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin
+# scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
+# and check zip archives (python3), and run the Nu HTML checker (a PyPI
+# package) when Java is present.
+TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3
 # Only the benchmark needs these; `make bench` installs them the same way.
 BENCH_PACKAGES := wrk
 

@@ -49,7 +49,7 @@ let package = Package(
         ),
 
         // Raw-socket client, temporary directories: shared by the test targets.
-        .target(name: "KithTestSupport", dependencies: ["KithHTTP"], path: "Tests/KithTestSupport"),
+        .target(name: "KithTestSupport", dependencies: ["KithHTTP", "KithMedia"], path: "Tests/KithTestSupport"),
         .testTarget(
             name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
             exclude: ["Fixtures"]
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
         .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
         .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
-        .testTarget(name: "KithMediaTests", dependencies: ["KithMedia"], path: "Tests/KithMediaTests"),
+        .testTarget(name: "KithMediaTests", dependencies: ["KithMedia", "KithTestSupport"], path: "Tests/KithMediaTests"),
         .testTarget(
             name: "KithAppTests",
             dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithTestSupport"],

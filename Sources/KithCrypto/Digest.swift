@@ -1,4 +1,5 @@
 import CCrypto
+import Glibc
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256 {
@@ -23,6 +24,31 @@ public enum SHA256 {
     /// The SHA-256 digest of `bytes` as lowercase hexadecimal.
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
         Hex.encode(hash(bytes))
+    }
+
+    /// The digest of a whole file, read in chunks (an upload may be hundreds
+    /// of megabytes), as lowercase hexadecimal; nil when it cannot be read.
+    public static func hexOfFile(at path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let context = EVP_MD_CTX_new() else { return nil }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            guard buffer.withUnsafeBytes({ EVP_DigestUpdate(context, $0.baseAddress, count) }) == 1 else { return nil }
+        }
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(context, &digest, &length) == 1, Int(length) == byteCount else { return nil }
+        return Hex.encode(digest)
     }
 }
 

@@ -113,9 +113,18 @@ public enum OccasionForms {
         public var saveAction: String
         public var submitAction: String
         public var withdrawAction: String
+        /// The gift's photos, video or voice note, rendered.
+        public var media: HTML
+        /// The upload forms, while the gift can still change.
+        public var uploads: HTML
+        public var hasMedia: Bool
         public init(
-            form: FormState, state: String?, costLabel: String?, saveAction: String, submitAction: String, withdrawAction: String
+            form: FormState, state: String?, costLabel: String?, saveAction: String, submitAction: String, withdrawAction: String,
+            media: HTML = "", uploads: HTML = "", hasMedia: Bool = false
         ) {
+            self.media = media
+            self.uploads = uploads
+            self.hasMedia = hasMedia
             self.form = form
             self.state = state
             self.costLabel = costLabel
@@ -134,7 +143,7 @@ public enum OccasionForms {
         case nil, "draft":
             status =
                 model.state == nil
-                ? "<p class=\"muted\">Write \(header.celebrantName) a letter. Only you can see it while it's a draft.</p>"
+                ? "<p class=\"muted\">Write \(header.celebrantName) a letter, or give photos, a video or a voice note. Only you can see it while it's a draft.</p>"
                 : "<p class=\"muted\"><strong>Draft.</strong> Only you can see it. Send it to the host when it's ready; after that it can't be changed.</p>"
             let submit: HTML =
                 model.state == "draft"
@@ -144,23 +153,25 @@ public enum OccasionForms {
                 \(form.summary(order: ["body"]))
                 <form class="stack" method="post"\(attribute: "action", model.saveAction) novalidate>
                 \(Layout.csrfField(context.csrfToken))
-                \(FormField.textarea(name: "body", label: "Your letter", value: form.values["body"], hint: "Markdown works: **bold**, *italics*, lists. Photos, video and voice notes are coming.", error: form.errors["body"], required: true, maxLength: 20000, rows: 12))
+                \(FormField.textarea(name: "body", label: model.hasMedia ? "A note to go with it (optional)" : "Your letter", value: form.values["body"], hint: "Markdown works: **bold**, *italics*, lists.", error: form.errors["body"], required: !model.hasMedia, maxLength: 20000, rows: model.hasMedia ? 5 : 12))
                 <div class="cluster">\(Button.primary("Save draft"))</div>
                 </form>
+                \(model.media)
+                \(model.uploads)
                 \(submit)
                 """
         case "submitted":
             status = "<p><strong>With the host.</strong> They'll set its price and put it on offer. Until then you can take it back to edit.</p>"
             editor = """
-                <article class="card letter">\(Markdown.render(form.values["body"] ?? ""))</article>
+                \(model.media)<article class="card letter">\(Markdown.render(form.values["body"] ?? ""))</article>
                 \(OccasionPage.action(model.withdrawAction, csrf: context.csrfToken, button: Button.secondary("Take it back to edit")))
                 """
         case "on_offer":
             status = "<p><strong>On offer</strong>\(model.costLabel.map { " for \($0)" } ?? ""). \(header.celebrantName) can unlock it with points.</p>"
-            editor = "<article class=\"card letter\">\(Markdown.render(form.values["body"] ?? ""))</article>"
+            editor = "\(model.media)<article class=\"card letter\">\(Markdown.render(form.values["body"] ?? ""))</article>"
         default:
             status = "<p><strong>Unlocked!</strong> \(header.celebrantName) has opened your gift.</p>"
-            editor = "<article class=\"card letter\">\(Markdown.render(form.values["body"] ?? ""))</article>"
+            editor = "\(model.media)<article class=\"card letter\">\(Markdown.render(form.values["body"] ?? ""))</article>"
         }
         return OccasionPage.render(
             title: "Your gift", context: context, header: header, tab: .gifts, livePath: nil,

@@ -174,10 +174,13 @@ public enum OccasionScreens {
         public var reportAction: String
         public var editURL: String?
         public var form: FormState
+        /// The photo proof, once completed with one.
+        public var proof: HTML
         public init(
             item: ChallengeItem, description: String, completion: [String], completeAction: String?, reportAction: String,
-            editURL: String?, form: FormState
+            editURL: String?, form: FormState, proof: HTML = ""
         ) {
+            self.proof = proof
             self.item = item
             self.description = description
             self.completion = completion
@@ -205,15 +208,17 @@ public enum OccasionScreens {
             complete = """
                 <section class="card stack" aria-labelledby="complete-heading">
                 <h2 id="complete-heading">Done it?</h2>
-                \(model.form.summary(order: ["option", "proof", "proof_text"]))
-                <form class="stack" method="post"\(attribute: "action", action) novalidate>
+                \(model.form.summary(order: ["option", "proof", "proof_text", "photo"]))
+                <form class="stack" method="post" enctype="multipart/form-data"\(attribute: "action", action) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(choice)
                 <fieldset class="field stack"><legend class="field__label">Proof</legend>
                 <label class="choice"><input type="radio" name="proof" value="done"\(attribute: "checked", when: proof != "text")> Just done</label>
                 <label class="choice"><input type="radio" name="proof" value="text"\(attribute: "checked", when: proof == "text")> A few words</label>
+                <label class="choice"><input type="radio" name="proof" value="photo"\(attribute: "checked", when: proof == "photo")> A photo</label>
                 </fieldset>
-                \(FormField.textarea(name: "proof_text", label: "Your words (for a written proof)", value: model.form.values["proof_text"], error: model.form.errors["proof_text"], maxLength: 2000, rows: 3))
+                \(FormField.textarea(name: "proof_text", label: "Your words (for a written proof, or a caption)", value: model.form.values["proof_text"], error: model.form.errors["proof_text"], maxLength: 2000, rows: 3))
+                \(photoField(error: model.form.errors["photo"]))
                 <div class="cluster">\(Button.gold("Complete for \(OccasionPage.points(item.points))"))</div>
                 </form>
                 </section>
@@ -222,7 +227,7 @@ public enum OccasionScreens {
         let done: HTML =
             model.completion.isEmpty
             ? ""
-            : "<section class=\"card card--purple stack\"><h2>Completed</h2>\(model.completion.map { "<p>\($0)</p>" as HTML })</section>"
+            : "<section class=\"card card--purple stack\"><h2>Completed</h2>\(model.completion.map { "<p>\($0)</p>" as HTML })\(model.proof)</section>"
         let edit: HTML = model.editURL.map { Button.link("Edit", href: $0, style: .secondary, small: true) } ?? ""
         let body: HTML = """
             <article class="stack challenge-detail">
@@ -238,6 +243,18 @@ public enum OccasionScreens {
         return OccasionPage.render(
             title: item.title, context: context, header: header, tab: .challenges, livePath: nil,
             body: item.isDare ? Dossier.render(title: "Secret dare", stamp: "Classified", body: body) : body)
+    }
+
+    /// The photo proof: the phone's camera where there is one.
+    static func photoField(error: String?) -> HTML {
+        let id = FormField.id(for: "photo")
+        let errorPart: HTML = error.map { "<p class=\"field__error\"\(attribute: "id", id + "-error")><span class=\"visually-hidden\">Error: </span>\($0)</p>" } ?? ""
+        return """
+            <div class="field stack stack--tight">
+            <label class="field__label"\(attribute: "for", id)>Your photo (for a photo proof)</label>
+            \(errorPart)<input class="field__input"\(attribute: "id", id) type="file" name="photo" accept="image/jpeg,image/png,image/gif,image/webp" capture="environment"\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "aria-describedby", error == nil ? nil : id + "-error")>
+            </div>
+            """
     }
 
     static func reportForm(_ action: String, csrf: String?, subject: String) -> HTML {
@@ -324,7 +341,7 @@ public enum OccasionScreens {
     ) -> HTML {
         let shown: HTML =
             card.map { GiftCarousel.render(cards: [$0], balance: header.balance, csrfToken: context.csrfToken) }
-            ?? "<article class=\"card letter\">\(content)</article>"
+            ?? "<article class=\"card stack\">\(content)</article>"
         return OccasionPage.render(
             title: title, context: context, header: header, tab: .gifts, livePath: path,
             body: """
@@ -337,10 +354,14 @@ public enum OccasionScreens {
 
     // MARK: Timeline and people
 
-    public static func timeline(context: PageContext, header: OccasionPage.Header, view: TimelineView) -> HTML {
-        OccasionPage.render(
+    public static func timeline(context: PageContext, header: OccasionPage.Header, view: TimelineView, keepsakeURL: String? = nil) -> HTML {
+        let keepsake: HTML =
+            keepsakeURL.map {
+                "<p class=\"keepsake-link\">\(Button.link("Download the keepsake (.zip)", href: $0, style: .secondary, small: true)) <span class=\"muted\">The whole occasion as a page that opens in any browser, offline.</span></p>"
+            } ?? ""
+        return OccasionPage.render(
             title: "Timeline", context: context, header: header, tab: .timeline, livePath: "/occasions/\(header.id)/timeline",
-            body: Timeline.render(view))
+            body: "\(Timeline.render(view))\(keepsake)")
     }
 
     public struct Person: Sendable {

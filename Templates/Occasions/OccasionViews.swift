@@ -30,8 +30,13 @@ public struct TimelineEntryView: Sendable, Equatable {
     public var when: String
     /// For `<time datetime>`: "2026-11-14T18:05:00Z".
     public var isoTime: String
+    /// An unlocked gift's photos and players, for those who may see them.
+    public var media: HTML?
 
-    public init(id: Int64, kind: Kind, title: String, detail: String?, points: Int, when: String, isoTime: String) {
+    public init(
+        id: Int64, kind: Kind, title: String, detail: String?, points: Int, when: String, isoTime: String, media: HTML? = nil
+    ) {
+        self.media = media
         self.id = id
         self.kind = kind
         self.title = title

@@ -74,6 +74,7 @@ public enum Timeline {
             <strong class="timeline__title">\(entry.title)</strong>\(detail)\
             \(amountPart)\(comma)\
             <time class="timeline__time"\(attribute: "datetime", entry.isoTime)>\(entry.when)</time>\
+            \(entry.media.map { "<div class=\"timeline__media\">\($0)</div>" as HTML } ?? HTML())\
             </div></li>
             """
     }

@@ -1,3 +1,4 @@
+import KithTestSupport
 import KithMedia
 import Testing
 

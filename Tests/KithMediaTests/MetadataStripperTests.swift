@@ -1,3 +1,4 @@
+import KithTestSupport
 import Foundation
 @testable import KithMedia
 import Testing

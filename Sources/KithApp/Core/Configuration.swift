@@ -22,6 +22,8 @@ public struct KithConfiguration: Sendable {
     public var live = LiveHub.Limits()
     /// Argon2id costs. Tests lower them; production keeps OWASP's minimum or more.
     public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
+    /// The largest photo, voice note and video a person may upload.
+    public var mediaLimits = MediaLimits()
     /// Seconds since 1970. Tests move time forward by replacing it.
     public var clock: @Sendable () -> Int64 = { Int64(time(nil)) }
 
@@ -34,6 +36,14 @@ public struct KithConfiguration: Sendable {
     }
 
     public var databasePath: String { dataDirectory + "/kith.sqlite" }
+}
+
+/// Upload size limits per kind of media, in bytes.
+public struct MediaLimits: Sendable, Equatable {
+    public var photoBytes = 20 * 1_000_000
+    public var voiceBytes = 50 * 1_000_000
+    public var videoBytes = 500 * 1_000_000
+    public init() {}
 }
 
 /// What the command line asked for.
@@ -78,6 +88,9 @@ public enum CommandLineParser {
           --event-loops N    I/O threads [KITH_EVENT_LOOPS] (2)
           --workers N        handler threads [KITH_WORKERS] (16)
           --quiet            no per-request log lines [KITH_LOG=0]
+          --max-photo-mb N   largest photo upload [KITH_MAX_PHOTO_MB] (20)
+          --max-voice-mb N   largest voice note upload [KITH_MAX_VOICE_MB] (50)
+          --max-video-mb N   largest video upload [KITH_MAX_VIDEO_MB] (500)
         """
 
     public static func parse(_ arguments: [String], environment: [String: String]) throws -> (KithCommand, KithConfiguration) {
@@ -91,6 +104,9 @@ public enum CommandLineParser {
         if let value = environment["KITH_EVENT_LOOPS"] { config.eventLoops = try count(value, "KITH_EVENT_LOOPS") }
         if let value = environment["KITH_WORKERS"] { config.workers = try count(value, "KITH_WORKERS") }
         if let value = environment["KITH_LOG"] { config.logRequests = !(value == "0" || value == "false") }
+        if let value = environment["KITH_MAX_PHOTO_MB"] { config.mediaLimits.photoBytes = try megabytes(value, "KITH_MAX_PHOTO_MB") }
+        if let value = environment["KITH_MAX_VOICE_MB"] { config.mediaLimits.voiceBytes = try megabytes(value, "KITH_MAX_VOICE_MB") }
+        if let value = environment["KITH_MAX_VIDEO_MB"] { config.mediaLimits.videoBytes = try megabytes(value, "KITH_MAX_VIDEO_MB") }
 
         var command: KithCommand?
         var rest = arguments[...]
@@ -125,6 +141,9 @@ public enum CommandLineParser {
             case "--event-loops": config.eventLoops = try count(try value(for: argument), argument)
             case "--workers": config.workers = try count(try value(for: argument), argument)
             case "--quiet": config.logRequests = false
+            case "--max-photo-mb": config.mediaLimits.photoBytes = try megabytes(try value(for: argument), argument)
+            case "--max-voice-mb": config.mediaLimits.voiceBytes = try megabytes(try value(for: argument), argument)
+            case "--max-video-mb": config.mediaLimits.videoBytes = try megabytes(try value(for: argument), argument)
             default: throw UsageError("unknown argument: \(argument) (see kith --help)")
             }
         }
@@ -139,6 +158,11 @@ public enum CommandLineParser {
     private static func count(_ text: String, _ name: String) throws -> Int {
         guard let value = Int(text), (1...1024).contains(value) else { throw UsageError("\(name) takes a number from 1 to 1024") }
         return value
+    }
+
+    private static func megabytes(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text), (1...4000).contains(value) else { throw UsageError("\(name) takes megabytes from 1 to 4000") }
+        return value * 1_000_000
     }
 
     private static func baseURL(_ text: String) throws -> String {

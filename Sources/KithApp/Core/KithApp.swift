@@ -25,6 +25,8 @@ public final class KithApp: HTTPResponder {
     /// What deleting an account means to each feature: every feature that
     /// keeps rows about a person registers a hook here.
     let purges = AccountPurge()
+    /// Uploaded photos, videos and voice notes on disk.
+    public let media: MediaStore
     /// The signed-in home page, a section per feature.
     public let dashboard = DashboardSections()
     /// Features' own threads, started and stopped with the server.
@@ -47,6 +49,7 @@ public final class KithApp: HTTPResponder {
         self.logger = logger
         self.live = live
         passwords = PasswordHasher(parameters: configuration.passwordParameters)
+        media = MediaStore(dataDirectory: configuration.dataDirectory)
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
         let baseURLBox = contextBox
         push = PushService(
@@ -213,9 +216,11 @@ public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger(
     for name in applied { logger.log(["msg": "applied migration", "file": name]) }
     let assets = try StaticFiles(directory: resources.publicDirectory)
     let secret = try InstanceSecret.load(database)
-    return KithApp(
+    let app = KithApp(
         configuration: configuration, database: database, assets: assets, logger: logger,
         live: LiveHub(limits: configuration.live), secret: secret)
+    try app.media.prepare(database)
+    return app
 }
 
 /// Creates the data directory if needed, opens the database and applies

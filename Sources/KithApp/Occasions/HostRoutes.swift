@@ -93,10 +93,13 @@ enum HostRoutes {
                         rotateAction: rotate.path(scope.id, kind))
                 }
             let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
-                HostPanel.GiftRow(
-                    id: gift.id, giverName: names[gift.authorID] ?? "Someone", kindLabel: gift.kind.label,
+                let giver = names[gift.authorID] ?? "Someone"
+                return HostPanel.GiftRow(
+                    id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
-                    content: Markdown.render(gift.body), cost: gift.cost.map(String.init) ?? "", position: String(gift.position),
+                    content: OccasionPages.giftContent(
+                        gift, items: try OccasionMedia.items(db, giftID: gift.id), giver: giver, occasionID: scope.id, csrf: nil),
+                    cost: gift.cost.map(String.init) ?? "", position: String(gift.position),
                     priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
                     unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,
                     deleteAction: deleteGift.path(scope.id, gift.id))
@@ -286,6 +289,7 @@ enum HostRoutes {
         let target = try gift(context, scope)
         return try act(context) { tx, scope in
             _ = try OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id)
+            try context.app.media.collectGarbage(tx)
         }
     }
 

@@ -17,6 +17,7 @@ enum OccasionActions {
         "withdrawn": "Back to draft: you can edit it again.",
         "reported": "Thanks. Only the host sees reports.",
         "filed": "Your dare is filed. Only you and the host can read it.",
+        "uploaded": "Uploaded. It's part of your draft now.",
     ]
 
     static func redirect(_ path: String, notice: String) -> Response {
@@ -47,13 +48,35 @@ enum OccasionActions {
         let proofKind = reader.choice("proof", ProofKind.self, message: "Choose how to prove it.")
         let text = reader.text("proof_text", label: "your words", max: 2000)
         if proofKind == .text && text.isEmpty { reader.fail("proof_text", "Write a few words, or choose “Just done”.") }
+        let photoFile = context.request.form.file("photo").flatMap { $0.size > 0 || !$0.filename.isEmpty ? $0 : nil }
+        if proofKind == .photo && photoFile == nil { reader.fail("photo", "Choose a photo, or take one.") }
+        var photo: MediaStore.Stored? = nil
+        if reader.isValid, proofKind == .photo, let photoFile {
+            do {
+                photo = try app.media.accept(photoFile, kind: .photo, limit: app.configuration.mediaLimits.photoBytes)
+            } catch {
+                guard let refusal = error as? HTTPError, refusal.status.code < 500 else { throw error }
+                reader.fail("photo", refusal.message)
+            }
+        }
         guard reader.isValid, let proofKind else {
             return try OccasionPages.challenge(context, form: reader.state, status: .unprocessableContent)
         }
         let completed = try app.database.write { tx in
             let done = try OccasionStore.complete(
                 tx, occasionID: scope.id, challengeID: challengeID,
-                proof: .init(option: option, kind: proofKind.rawValue, text: proofKind == .text ? text : nil), byHost: false, now: app.now)
+                proof: .init(option: option, kind: proofKind.rawValue, text: text.isEmpty ? nil : text), byHost: false, now: app.now)
+            if let photo {
+                if done {
+                    try app.media.record(tx, photo, now: app.now)
+                    try tx.execute("""
+                        INSERT INTO occasion_media (occasion_id, challenge_id, uploader_id, sha256, created_at)
+                        VALUES (\(scope.id), \(challengeID), \(scope.viewer.userID), \(photo.sha256), \(app.now))
+                        """)
+                } else {
+                    try app.media.discardIfUnrecorded(tx, photo)
+                }
+            }
             if done { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
             return done
         }
@@ -61,7 +84,7 @@ enum OccasionActions {
     }
 
     enum ChosenOption: String { case a, b }
-    enum ProofKind: String { case done, text }
+    enum ProofKind: String { case done, text, photo }
 
     static func openClassified(_ context: RequestContext) throws -> Response {
         let scope = try load(context)
@@ -149,10 +172,17 @@ enum OccasionActions {
         let scope = try load(context)
         try scope.require(\.canContribute, "Gifts are made for you, not by you.")
         try scope.requireOpen()
-        var reader = FormReader(context.request.form)
-        let body = reader.text("body", label: "your letter", max: 20000, required: "Write your letter first.")
-        guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }
         let app = context.app
+        // With photos, a video or a voice note the words are a note, and optional.
+        let hasMedia = try app.database.read { db in
+            try db.queryValue("""
+                SELECT count(*) FROM occasion_media m JOIN occasion_gifts g ON g.id = m.gift_id
+                WHERE g.occasion_id = \(scope.id) AND g.author_id = \(scope.viewer.userID)
+                """, as: Int.self) ?? 0
+        } > 0
+        var reader = FormReader(context.request.form)
+        let body = reader.text("body", label: "your letter", max: 20000, required: hasMedia ? nil : "Write your letter first.")
+        guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }
         let saved = try app.database.write { tx in
             try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: body, now: app.now)
         }
@@ -174,7 +204,8 @@ enum OccasionActions {
         }
         guard sent else {
             return try OccasionPages.ownGift(
-                context, form: nil, status: .conflict, flash: [Flash(.error, "There's no draft with words in it to send. Save your letter first.")])
+                context, form: nil, status: .conflict,
+                flash: [Flash(.error, "There's nothing to send yet. Save your letter, or add photos, a video or a voice note first.")])
         }
         return redirect(OccasionRoutes.gift.path(scope.id), notice: "sent")
     }

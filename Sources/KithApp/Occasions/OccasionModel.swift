@@ -66,6 +66,8 @@ public enum OccasionRole: String, Sendable, CaseIterable {
     public var canModerate: Bool { self == .host }
     /// See every dare before the celebrant finds it.
     public var canSeeAllDares: Bool { self == .host }
+    /// Download the whole occasion as a keepsake.
+    public var canKeep: Bool { self == .host || self == .celebrant }
     /// File a report about a gift or a challenge.
     public var canReport: Bool { true }
 }

@@ -92,9 +92,10 @@ enum OccasionPages {
 
     static func challenge(_ context: RequestContext, form: FormState, status: HTTPStatus = .ok) throws -> Response {
         let challengeID = try context.request.parameter("challenge", as: Int64.self)
-        let (scope, frame, found) = try prepare(context) { db, scope in
-            try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID)
+        let (scope, frame, data) = try prepare(context) { db, scope in
+            (try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID), try OccasionMedia.proof(db, challengeID: challengeID))
         }
+        let (found, proofPhoto) = data
         guard let challenge = found, canSee(challenge, scope) else { throw HTTPError.notFound() }
         var completion: [String] = []
         if let completedAt = challenge.completedAt {
@@ -115,7 +116,10 @@ enum OccasionPages {
             reportAction: OccasionRoutes.report.path(scope.id) + "?challenge=\(challenge.id)",
             editURL: scope.role.canManage && challenge.kind == .challenge && !challenge.isCompleted
                 ? HostRoutes.editChallenge.path(scope.id, challenge.id) : nil,
-            form: form)
+            form: form,
+            proof: MediaViews.render(
+                proofPhoto.map { OccasionMedia.views([$0], occasionID: scope.id, giver: scope.occasion.celebrantName, removable: false) } ?? [],
+                csrf: context.csrfToken))
         return context.app.page(
             OccasionScreens.challenge(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
     }
@@ -158,21 +162,45 @@ enum OccasionPages {
 
     // MARK: Gifts
 
-    static func ownGift(_ context: RequestContext, form: FormState?, status: HTTPStatus = .ok, flash: [Flash] = []) throws -> Response {
-        let (scope, frame, existing) = try prepare(context, flash: flash) { db, scope in
-            try OccasionStore.gift(db, occasionID: scope.id, authorID: scope.viewer.userID)
+    static func ownGift(
+        _ context: RequestContext, form: FormState?, status: HTTPStatus = .ok, flash: [Flash] = [], uploadError: String? = nil
+    ) throws -> Response {
+        let (scope, frame, data) = try prepare(context, flash: flash) { db, scope -> (Gift?, [OccasionMedia.Item]) in
+            let gift = try OccasionStore.gift(db, occasionID: scope.id, authorID: scope.viewer.userID)
+            return (gift, try gift.map { try OccasionMedia.items(db, giftID: $0.id) } ?? [])
         }
         try scope.require(\.canContribute, "Gifts are made for you, not by you. Yours are waiting in Gifts.")
+        let (existing, items) = data
+        let editable = existing == nil || existing?.state == .draft
+        let limits = context.app.configuration.mediaLimits
+        let uploads = MediaViews.Uploads(
+            photosAction: OccasionMedia.path(OccasionMedia.photosPattern, scope.id),
+            videoAction: OccasionMedia.path(OccasionMedia.videoPattern, scope.id),
+            voiceAction: OccasionMedia.path(OccasionMedia.voicePattern, scope.id), photoLimitMB: limits.photoBytes / 1_000_000,
+            videoLimitMB: limits.videoBytes / 1_000_000, voiceLimitMB: limits.voiceBytes / 1_000_000, error: uploadError)
+        let media = MediaViews.render(
+            OccasionMedia.views(items, occasionID: scope.id, giver: "you", removable: editable), csrf: context.csrfToken)
         let model = OccasionForms.GiftModel(
             form: form ?? FormState(values: ["body": existing?.body ?? ""]), state: existing?.state.rawValue,
             costLabel: existing?.cost.map { OccasionPage.points($0) }, saveAction: OccasionRoutes.saveGift.path(scope.id),
-            submitAction: OccasionRoutes.submitGift.path(scope.id), withdrawAction: OccasionRoutes.withdrawGift.path(scope.id))
+            submitAction: OccasionRoutes.submitGift.path(scope.id), withdrawAction: OccasionRoutes.withdrawGift.path(scope.id),
+            media: media, uploads: editable ? MediaViews.uploadForms(uploads, csrf: context.csrfToken) : "", hasMedia: !items.isEmpty)
         return context.app.page(OccasionForms.gift(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
+    }
+
+    /// A gift's content as those allowed to read it see it: its media, then
+    /// its words.
+    static func giftContent(_ gift: Gift, items: [OccasionMedia.Item], giver: String, occasionID: Int64, csrf: String?) -> HTML {
+        let media = MediaViews.render(OccasionMedia.views(items, occasionID: occasionID, giver: giver, removable: false), csrf: csrf)
+        let words: HTML = gift.body.isEmpty ? "" : "<div class=\"letter\">\(Markdown.render(gift.body))</div>"
+        return "\(media)\(words)"
     }
 
     /// The celebrant's card for a gift on offer: giver and kind while
     /// locked, the content once unlocked. Nil for anything not on offer.
-    static func card(_ gift: Gift, giver: OccasionMember?, scope: OccasionScope, app: KithApp) -> GiftCardView? {
+    static func card(
+        _ gift: Gift, giver: OccasionMember?, items: [OccasionMedia.Item], scope: OccasionScope, app: KithApp, csrf: String?
+    ) -> GiftCardView? {
         guard gift.isOffered else { return nil }
         let cost = gift.cost ?? 0
         let state: GiftCardView.State =
@@ -180,19 +208,26 @@ enum OccasionPages {
         let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable
         return GiftCardView(
             id: gift.id, giverName: giver?.displayName ?? "Someone", giverAvatarURL: OccasionRoutes.avatarURL(app, giver?.avatar ?? "fox"),
-            kindLabel: gift.kind.label, cost: cost, state: state, content: state == .unlocked ? Markdown.render(gift.body) : nil,
+            kindLabel: gift.kind.label, cost: cost, state: state,
+            content: state == .unlocked
+                ? giftContent(gift, items: items, giver: giver?.displayName ?? "someone", occasionID: scope.id, csrf: csrf) : nil,
             unlockAction: canUnlock ? OccasionRoutes.unlock.path(scope.id, gift.id) : nil, detailURL: OccasionRoutes.showGift.path(scope.id, gift.id))
     }
 
     static func gifts(_ context: RequestContext) throws -> Response {
         let (scope, frame, data) = try prepare(context) { db, scope in
-            (try OccasionStore.gifts(db, occasionID: scope.id), try OccasionStore.members(db, occasionID: scope.id))
+            (
+                try OccasionStore.gifts(db, occasionID: scope.id), try OccasionStore.members(db, occasionID: scope.id),
+                Dictionary(grouping: try OccasionMedia.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
+            )
         }
-        let (gifts, members) = data
+        let (gifts, members, media) = data
         let giver = { (gift: Gift) in members.first { $0.userID == gift.authorID } }
         let offered = gifts.filter(\.isOffered)
         if scope.role.canPlay {
-            let cards = offered.compactMap { card($0, giver: giver($0), scope: scope, app: context.app) }
+            let cards = offered.compactMap {
+                card($0, giver: giver($0), items: media[$0.id] ?? [], scope: scope, app: context.app, csrf: context.csrfToken)
+            }
             return context.app.page(
                 OccasionScreens.gifts(context: frame, header: OccasionRoutes.header(scope), carousel: cards, list: [], ownGiftURL: nil))
         }
@@ -211,9 +246,12 @@ enum OccasionPages {
     static func gift(_ context: RequestContext, flash: [Flash] = [], status: HTTPStatus = .ok) throws -> Response {
         let giftID = try context.request.parameter("gift", as: Int64.self)
         let (scope, frame, data) = try prepare(context, flash: flash) { db, scope in
-            (try OccasionStore.gift(db, occasionID: scope.id, id: giftID), try OccasionStore.members(db, occasionID: scope.id))
+            (
+                try OccasionStore.gift(db, occasionID: scope.id, id: giftID), try OccasionStore.members(db, occasionID: scope.id),
+                try OccasionMedia.items(db, giftID: giftID)
+            )
         }
-        let (found, members) = data
+        let (found, members, items) = data
         // Who may open a gift's page: the celebrant once it is on offer, its
         // author always, the host once it is sent. Anyone else: not found.
         guard let gift = found else { throw HTTPError.notFound() }
@@ -221,7 +259,8 @@ enum OccasionPages {
         let giver = members.first { $0.userID == gift.authorID }
         let reportAction = OccasionRoutes.report.path(scope.id) + "?gift=\(gift.id)"
         if scope.role.canPlay {
-            guard let view = card(gift, giver: giver, scope: scope, app: context.app) else { throw HTTPError.notFound() }
+            guard let view = card(gift, giver: giver, items: items, scope: scope, app: context.app, csrf: context.csrfToken)
+            else { throw HTTPError.notFound() }
             return context.app.page(
                 OccasionScreens.gift(
                     context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
@@ -241,15 +280,35 @@ enum OccasionPages {
             OccasionScreens.gift(
                 context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
                 title: "\(gift.kind.label) from \(isAuthor ? "you" : giver?.displayName ?? "someone")", card: nil,
-                content: Markdown.render(gift.body), note: note, reportAction: reportAction),
+                content: giftContent(
+                    gift, items: items, giver: isAuthor ? "you" : giver?.displayName ?? "someone", occasionID: scope.id,
+                    csrf: context.csrfToken),
+                note: note, reportAction: reportAction),
             status: status)
     }
 
     // MARK: Timeline and people
 
-    static func timelineView(_ db: Connection, _ scope: OccasionScope, zone: String) throws -> TimelineView {
+    static func timelineView(_ db: Connection, _ scope: OccasionScope, zone: String, csrf: String?) throws -> TimelineView {
         let rows = try OccasionStore.timeline(db, occasionID: scope.id)
         let gifts = try OccasionStore.gifts(db, occasionID: scope.id)
+        let media = Dictionary(grouping: try OccasionMedia.items(db, occasionID: scope.id), by: { $0.giftID ?? -($0.challengeID ?? 0) })
+        // Photos and players on the timeline: an unlocked gift's for the
+        // celebrant, its author and the host; a proof photo for everyone.
+        func mediaFor(_ row: OccasionStore.TimelineRow) -> HTML? {
+            guard let subject = row.subjectID else { return nil }
+            if row.kind == "gift", let gift = gifts.first(where: { $0.id == subject }), let items = media[subject],
+                gift.authorID == scope.viewer.userID || scope.role.canModerate || scope.role.canPlay
+            {
+                return MediaViews.render(
+                    OccasionMedia.views(items, occasionID: scope.id, giver: row.giftAuthor ?? "someone", removable: false), csrf: csrf)
+            }
+            if row.kind == "challenge" || row.kind == "dare", let items = media[-subject] {
+                return MediaViews.render(
+                    OccasionMedia.views(items, occasionID: scope.id, giver: "the celebrant", removable: false), csrf: csrf)
+            }
+            return nil
+        }
         let entries = rows.map { row -> TimelineEntryView in
             let kind = TimelineEntryView.Kind(rawValue: row.kind) ?? .challenge
             let title: String
@@ -275,7 +334,8 @@ enum OccasionPages {
             }
             let time = LocalTime.format(row.at, zone: zone)
             return TimelineEntryView(
-                id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine)
+                id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine,
+                media: mediaFor(row))
         }
         let offered = gifts.filter(\.isOffered)
         let everyGift = !offered.isEmpty && offered.allSatisfy { $0.state == .unlocked }
@@ -289,8 +349,13 @@ enum OccasionPages {
 
     static func timeline(_ context: RequestContext) throws -> Response {
         let zone = context.user?.timeZone ?? "UTC"
-        let (scope, frame, view) = try prepare(context) { db, scope in try timelineView(db, scope, zone: zone) }
-        return context.app.page(OccasionScreens.timeline(context: frame, header: OccasionRoutes.header(scope), view: view))
+        let (scope, frame, view) = try prepare(context) { db, scope in
+            try timelineView(db, scope, zone: zone, csrf: context.csrfToken)
+        }
+        return context.app.page(
+            OccasionScreens.timeline(
+                context: frame, header: OccasionRoutes.header(scope), view: view,
+                keepsakeURL: scope.role.canKeep ? OccasionKeepsake.download.path(scope.id) : nil))
     }
 
     static func people(_ context: RequestContext) throws -> Response {

@@ -29,7 +29,7 @@ enum OccasionRoutes {
     static let report = Route(.post, "/occasions/:occasion/reports")
 
     static let stylesheets = ["css/occasions.css", "css/timeline.css"]
-    static let scripts = ["js/occasions.js"]
+    static let scripts = ["js/occasions.js", "js/media.js"]
 
     /// The one live topic of an occasion; every page of it follows it.
     static func topic(_ id: Int64) -> String { LiveTopics.name("occasion", id) }
@@ -49,7 +49,11 @@ enum OccasionRoutes {
         app.on(overview) { context in try OccasionPages.overview(context) }
         app.on(board) { context in try OccasionPages.board(context) }
         app.on(challenge) { context in try OccasionPages.challenge(context, form: FormState()) }
-        app.on(complete) { context in try OccasionActions.complete(context) }
+        // A completion may carry a photo proof, so its body is an upload.
+        let photoLimit = app.configuration.mediaLimits.photoBytes
+        app.on(Route(.post, complete.pattern.description, body: .uploads(maxFileBytes: photoLimit, maxFiles: 1))) { context in
+            try OccasionActions.complete(context)
+        }
         app.on(classified) { context in try OccasionPages.classified(context) }
         app.on(openClassified) { context in try OccasionActions.openClassified(context) }
         app.on(dare) { context in try OccasionPages.dare(context, form: nil) }
@@ -65,6 +69,8 @@ enum OccasionRoutes {
         app.on(people) { context in try OccasionPages.people(context) }
         app.on(report) { context in try OccasionActions.report(context) }
         HostRoutes.register(on: app)
+        OccasionMedia.register(on: app)
+        OccasionKeepsake.register(on: app)
     }
 
     // MARK: Creating
@@ -118,10 +124,17 @@ enum OccasionRoutes {
                     roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
             })
         }
+        // The hook keeps what it needs, not the app: the app holds the hook.
+        let media = app.media
+        let clock = app.configuration.clock
         app.purges.register("occasions") { tx, userID in
             try OccasionStore.purge(tx, userID: userID)
+            // Their proofs and uploads go now, not by the user row's cascade
+            // later, so the files can be collected in this transaction.
+            try tx.execute("DELETE FROM occasion_media WHERE uploader_id = \(userID)")
+            try media.collectGarbage(tx)
             try tx.execute("""
-                UPDATE invite_codes SET retired_at = \(app.now)
+                UPDATE invite_codes SET retired_at = \(clock())
                 WHERE kind IN (\(contributorInvite), \(celebrantInvite)) AND retired_at IS NULL
                   AND target_id NOT IN (SELECT id FROM occasions)
                 """)

@@ -271,7 +271,8 @@ enum OccasionStore {
     static func submit(_ tx: Transaction, occasionID: Int64, authorID: Int64, now: Int64) throws -> Bool {
         try tx.execute("""
             UPDATE occasion_gifts SET state = 'submitted', submitted_at = \(now)
-            WHERE occasion_id = \(occasionID) AND author_id = \(authorID) AND state = 'draft' AND length(trim(body)) > 0
+            WHERE occasion_id = \(occasionID) AND author_id = \(authorID) AND state = 'draft'
+              AND (length(trim(body)) > 0 OR EXISTS (SELECT 1 FROM occasion_media WHERE gift_id = occasion_gifts.id))
             """) == 1
     }
 
@@ -432,6 +433,7 @@ enum OccasionStore {
     struct TimelineRow: Sendable {
         var id: Int64
         var kind: String
+        var subjectID: Int64?
         var points: Int
         var byHost: Bool
         var at: Int64
@@ -446,7 +448,7 @@ enum OccasionStore {
 
     static func timeline(_ db: some Queryable, occasionID: Int64) throws -> [TimelineRow] {
         try db.query("""
-            SELECT t.id, t.kind, t.points, t.by_host, t.at,
+            SELECT t.id, t.kind, t.subject_id, t.points, t.by_host, t.at,
                    c.title AS challenge_title, c.chosen_option, c.option_b,
                    gm.display_name AS gift_author, g.kind AS gift_kind, a.reason AS adjustment_reason
             FROM occasion_timeline t
@@ -458,7 +460,7 @@ enum OccasionStore {
             ORDER BY t.id
             """).map { row in
             TimelineRow(
-                id: try row.get("id"), kind: try row.get("kind"), points: try row.get("points"), byHost: try row.get("by_host"),
+                id: try row.get("id"), kind: try row.get("kind"), subjectID: try row.get("subject_id"), points: try row.get("points"), byHost: try row.get("by_host"),
                 at: try row.get("at"), challengeTitle: try row.get("challenge_title"), chosenOption: try row.get("chosen_option"),
                 optionB: try row.get("option_b"), giftAuthor: try row.get("gift_author"), giftKind: try row.get("gift_kind"),
                 adjustmentReason: try row.get("adjustment_reason"))

@@ -1,11 +1,11 @@
 import Foundation
-@testable import KithMedia
+import KithMedia
 
 /// Tiny real media files, built here so every test can see what went in.
 /// The three photos were encoded by Chromium from a 16×8 canvas (left half
 /// red, right half blue); the rest are assembled byte by byte.
-enum Fixture {
-    static let canvasJPEG = base64(
+public enum Fixture {
+    public static let canvasJPEG = base64(
         "/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABh",
         "Y3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
         "AAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAAB",
@@ -18,12 +18,12 @@ enum Fixture {
         "xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFAEBAAAAAAAAAAAAAAAAAAAABf/EABgRAAIDAAAAAAAAAAAAAAAAAAAGQ4LC/9oADAMB",
         "AAIRAxEAPwCYS4Ekieuhdwhtk//Z"
     )
-    static let canvasPNG = base64(
+    public static let canvasPNG = base64(
         "iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAYAAADwdn+XAAAAK0lEQVR4AeyQMQ0AAAjDFpQgZdLnbDjYw8FDk749WmI72ZSThSUf",
         "AO4fDAAAAP//ypdSWgAAAAZJREFUAwCpsCIBk+q1RwAAAABJRU5ErkJggg=="
     )
     /// VP8X (ICC flag set) + ICCP + lossy VP8.
-    static let canvasWebP = base64(
+    public static let canvasWebP = base64(
         "UklGRiACAABXRUJQVlA4WAoAAAAgAAAADwAABwAASUNDUMgBAAAAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABh",
         "Y3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
         "AAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAAB",
@@ -34,7 +34,7 @@ enum Fixture {
         "8QB//r93/+Ur/9Sz8bv3hf/srHFv/SsXiAAA"
     )
     /// The classic 1×1 GIF89a.
-    static let gif: [UInt8] = [
+    public static let gif: [UInt8] = [
         0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF, 0xFF,
         0x00, 0x00, 0x00, 0x21, 0xF9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00,
         0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
@@ -48,20 +48,20 @@ enum Fixture {
 
     /// 48° 51' 29.99" N, 2° 17' 40.20" E as Exif rationals, big-endian: the
     /// needle the tests search for after stripping.
-    static let latitudeRationals: [UInt8] = [
+    public static let latitudeRationals: [UInt8] = [
         0, 0, 0, 48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0x0B, 0xB7, 0, 0, 0, 100,
     ]
-    static let longitudeRationals: [UInt8] = [
+    public static let longitudeRationals: [UInt8] = [
         0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 17, 0, 0, 0, 1, 0, 0, 0x0F, 0xB4, 0, 0, 0, 100,
     ]
-    static let thumbnail = Array("THUMBNAIL-BYTES!".utf8)
-    static let cameraMake = Array("KithCam\0".utf8)
-    static let xmpLocation = "exif:GPSLatitude=\"48,51.4998N\""
-    static let iso6709 = "+48.8583+002.2945/"
+    public static let thumbnail = Array("THUMBNAIL-BYTES!".utf8)
+    public static let cameraMake = Array("KithCam\0".utf8)
+    public static let xmpLocation = "exif:GPSLatitude=\"48,51.4998N\""
+    public static let iso6709 = "+48.8583+002.2945/"
 
     /// A big-endian Exif TIFF block: IFD0 with Make, Orientation and a GPS IFD
     /// pointer; the GPS IFD with latitude and longitude; IFD1 with a thumbnail.
-    static func exifTIFF(orientation: UInt16? = 6, gps: Bool = true) -> [UInt8] {
+    public static func exifTIFF(orientation: UInt16? = 6, gps: Bool = true) -> [UInt8] {
         var entries: [(tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])] = [(0x010F, 2, 8, cameraMake)]
         if let orientation { entries.append((0x0112, 3, 1, be16(orientation) + [0, 0])) }
         if gps { entries.append((0x8825, 4, 1, [])) }
@@ -104,14 +104,14 @@ enum Fixture {
         return tiff
     }
 
-    static func jpegSegment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    public static func jpegSegment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
         [0xFF, marker] + be16(UInt16(payload.count + 2)) + payload
     }
 
     /// The canvas JPEG with, after SOI: an Exif APP1 (Orientation 6, GPS,
     /// thumbnail), an XMP APP1 naming the location, an APP13 IPTC block, and
     /// a comment; then the encoder's own segments unchanged.
-    static func jpegWithLocation(orientation: UInt16? = 6) -> [UInt8] {
+    public static func jpegWithLocation(orientation: UInt16? = 6) -> [UInt8] {
         let exif = jpegSegment(0xE1, Array("Exif\0\0".utf8) + exifTIFF(orientation: orientation))
         let xmp = jpegSegment(0xE1, Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description \(xmpLocation)/></x:xmpmeta>".utf8))
         let iptc = jpegSegment(0xED, Array("Photoshop 3.0\08BIM\u{04}\u{04}\0\0\0\0\0\u{10}Paris, Eiffel Tow".utf8))
@@ -119,14 +119,14 @@ enum Fixture {
         return [0xFF, 0xD8] + exif + xmp + iptc + comment + canvasJPEG.dropFirst(2)
     }
 
-    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    public static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return be32(UInt32(data.count)) + body + be32(ZipWriter.crc32(body))
     }
 
     /// The canvas PNG with tEXt, iTXt (XMP), tIME and eXIf chunks before its
     /// image data, and a private chunk after it.
-    static func pngWithLocation() -> [UInt8] {
+    public static func pngWithLocation() -> [UInt8] {
         let ihdrEnd = 8 + 25
         return Array(canvasPNG[0..<ihdrEnd])
             + pngChunk("tEXt", Array("Comment\0shot near the tower".utf8))
@@ -138,7 +138,7 @@ enum Fixture {
 
     /// The canvas WebP with EXIF and XMP chunks appended, their VP8X flags
     /// set and the RIFF size fixed.
-    static func webpWithLocation() -> [UInt8] {
+    public static func webpWithLocation() -> [UInt8] {
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             Array(type.utf8) + le32(UInt32(data.count)) + data + (data.count % 2 == 1 ? [0] : [])
         }
@@ -152,15 +152,15 @@ enum Fixture {
 
     /// An atom tree for building MP4/MOV files whose location atoms' byte
     /// ranges are known.
-    indirect enum Atom {
+    public indirect enum Atom {
         case leaf([UInt8], [UInt8], location: Bool = false, large: Bool = false)
         case node([UInt8], prefix: [UInt8] = [], [Atom], trailer: [UInt8] = [])
 
-        static func leaf(_ type: String, _ payload: [UInt8], location: Bool = false, large: Bool = false) -> Atom {
+        public static func leaf(_ type: String, _ payload: [UInt8], location: Bool = false, large: Bool = false) -> Atom {
             .leaf(Array(type.utf8), payload, location: location, large: large)
         }
 
-        static func node(_ type: String, prefix: [UInt8] = [], _ children: [Atom], trailer: [UInt8] = []) -> Atom {
+        public static func node(_ type: String, prefix: [UInt8] = [], _ children: [Atom], trailer: [UInt8] = []) -> Atom {
             .node(Array(type.utf8), prefix: prefix, children, trailer: trailer)
         }
 
@@ -181,17 +181,17 @@ enum Fixture {
         }
     }
 
-    static func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
+    public static func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
         let payload = Array(major.utf8) + be32(0x200) + compatible.flatMap { Array($0.utf8) }
         return be32(UInt32(8 + payload.count)) + Array("ftyp".utf8) + payload
     }
 
-    static let mdatPayload: [UInt8] = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+    public static let mdatPayload: [UInt8] = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
 
     /// ftyp, then moov holding mvhd, a trak with `loci` in its udta, a udta
     /// with `©xyz` (and the QuickTime zero terminator), an iPhone-style meta
     /// (keys + ilst, item 2 being the location), then a 64-bit-size mdat.
-    static func mp4WithLocation(major: String = "isom") -> (bytes: [UInt8], locations: [Range<Int>]) {
+    public static func mp4WithLocation(major: String = "isom") -> (bytes: [UInt8], locations: [Range<Int>]) {
         let keys: [UInt8] = [0, 0, 0, 0] + be32(2)
             + be32(8 + 24) + Array("mdtacom.apple.quicktime.make".utf8)
             + be32(8 + 36) + Array("mdtacom.apple.quicktime.location.ISO6709".utf8)
@@ -233,7 +233,7 @@ enum Fixture {
     // MARK: - Audio and video headers
 
     /// An EBML header with the given DocType, then a Segment of unknown size.
-    static func ebml(docType: String) -> [UInt8] {
+    public static func ebml(docType: String) -> [UInt8] {
         let doc = Array(docType.utf8)
         let children: [UInt8] = [0x42, 0x86, 0x81, 0x01, 0x42, 0xF7, 0x81, 0x01, 0x42, 0xF2, 0x81, 0x04, 0x42, 0xF3, 0x81, 0x08]
             + [0x42, 0x82, 0x80 | UInt8(doc.count)] + doc + [0x42, 0x87, 0x81, 0x04, 0x42, 0x85, 0x81, 0x02]
@@ -241,17 +241,17 @@ enum Fixture {
             + [0x18, 0x53, 0x80, 0x67, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0xEC, count: 32)
     }
 
-    static let webm = ebml(docType: "webm")
+    public static let webm = ebml(docType: "webm")
 
-    static func ogg(firstPacket: [UInt8]) -> [UInt8] {
+    public static func ogg(firstPacket: [UInt8]) -> [UInt8] {
         Array("OggS".utf8) + [0, 0x02] + [UInt8](repeating: 0, count: 8) + le32(0x1234) + le32(0) + le32(0)
             + [1, UInt8(firstPacket.count)] + firstPacket
     }
 
-    static let oggOpus = ogg(firstPacket: Array("OpusHead".utf8) + [1, 1, 0x38, 0x01, 0x80, 0xBB, 0, 0, 0, 0, 0])
-    static let oggVorbis = ogg(firstPacket: [0x01] + Array("vorbis".utf8) + [UInt8](repeating: 0, count: 23))
+    public static let oggOpus = ogg(firstPacket: Array("OpusHead".utf8) + [1, 1, 0x38, 0x01, 0x80, 0xBB, 0, 0, 0, 0, 0])
+    public static let oggVorbis = ogg(firstPacket: [0x01] + Array("vorbis".utf8) + [UInt8](repeating: 0, count: 23))
 
-    static let wav: [UInt8] = {
+    public static let wav: [UInt8] = {
         let samples = [UInt8](repeating: 0x80, count: 64)
         let format: [UInt8] = le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
         let body = Array("WAVE".utf8) + Array("fmt ".utf8) + le32(16) + format + Array("data".utf8) + le32(64) + samples
@@ -259,34 +259,34 @@ enum Fixture {
     }()
 
     /// Two MPEG-1 Layer III frames, 128 kbit/s, 44.1 kHz: 417 bytes each.
-    static let mp3Frames: [UInt8] = {
+    public static let mp3Frames: [UInt8] = {
         let frame = [0xFF, 0xFB, 0x90, 0x00] + [UInt8](repeating: 0x55, count: 413)
         return frame + frame
     }()
 
-    static let id3Tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 12] + [0x54, 0x49, 0x54, 0x32, 0, 0, 0, 2, 0, 0, 3, 0x48]
+    public static let id3Tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 12] + [0x54, 0x49, 0x54, 0x32, 0, 0, 0, 2, 0, 0, 3, 0x48]
 
     /// Two ADTS AAC-LC frames of 20 bytes (44.1 kHz, stereo, no CRC).
-    static let adts: [UInt8] = {
+    public static let adts: [UInt8] = {
         let frame: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x9F, 0xFC] + [UInt8](repeating: 0x21, count: 13)
         return frame + frame
     }()
 
-    static let m4a = ftyp("M4A ", ["M4A ", "mp42", "isom"]) + be32(8) + Array("free".utf8)
-    static let mov = ftyp("qt  ", ["qt  "]) + be32(8) + Array("wide".utf8)
-    static let genericMP4 = ftyp("isom", ["isom", "iso2", "avc1", "mp41"]) + be32(8) + Array("free".utf8)
-    static let heic = ftyp("heic", ["mif1", "heic"]) + be32(8) + Array("meta".utf8)
+    public static let m4a = ftyp("M4A ", ["M4A ", "mp42", "isom"]) + be32(8) + Array("free".utf8)
+    public static let mov = ftyp("qt  ", ["qt  "]) + be32(8) + Array("wide".utf8)
+    public static let genericMP4 = ftyp("isom", ["isom", "iso2", "avc1", "mp41"]) + be32(8) + Array("free".utf8)
+    public static let heic = ftyp("heic", ["mif1", "heic"]) + be32(8) + Array("meta".utf8)
 
     // MARK: - Byte helpers
 
-    static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
-    static func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-    static func be64(_ value: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-    static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    public static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+    public static func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    public static func be64(_ value: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    public static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    public static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
 }
 
 extension Array where Element == UInt8 {
-    func contains(_ needle: [UInt8]) -> Bool { firstRange(of: needle) != nil }
-    func contains(_ needle: String) -> Bool { firstRange(of: Array(needle.utf8)) != nil }
+    public func contains(_ needle: [UInt8]) -> Bool { firstRange(of: needle) != nil }
+    public func contains(_ needle: String) -> Bool { firstRange(of: Array(needle.utf8)) != nil }
 }

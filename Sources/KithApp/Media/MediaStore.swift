@@ -1,0 +1,198 @@
+import Glibc
+import KithCrypto
+import KithHTTP
+import KithMedia
+import KithStorage
+
+/// Uploaded media on disk: checked by its bytes, stripped of location,
+/// named by the SHA-256 of what is kept, under `DATA/media/ab/abcd…`, never
+/// below `Public/`. A file lives exactly as long as a row refers to it.
+///
+/// The order of an upload: the engine has streamed the part to `DATA/tmp`;
+/// `accept` decides from the bytes what it is (refusing anything else, and
+/// then the engine removes the temporary file), removes location metadata
+/// in place, hashes, fsyncs and renames it into place; the caller records
+/// it in the same transaction as the row that uses it. A crash between the
+/// rename and the commit leaves a file no row names, which `sweepOrphans`
+/// removes at the next start.
+public final class MediaStore: Sendable {
+    public let directory: String
+
+    init(dataDirectory: String) {
+        directory = dataDirectory + "/media"
+    }
+
+    /// Creates the directory; removes files and rows nothing refers to.
+    func prepare(_ database: Database) throws {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw AppStartError.dataDirectory(directory, errno) }
+        try sweepOrphans(database)
+    }
+
+    /// A file as stored.
+    public struct Stored: Sendable, Equatable {
+        public var sha256: String
+        public var mimeType: String
+        public var kind: MediaKind
+        public var byteCount: Int64
+    }
+
+    func path(for sha256: String) -> String {
+        "\(directory)/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    static let acceptedFormats =
+        "a photo (JPEG, PNG, GIF or WebP), a video (MP4, MOV or WebM) or a voice note (M4A, MP3, Ogg, WAV or WebM)"
+
+    /// Checks `upload` against what this form takes (`kind`) and its size
+    /// limit, then moves it into the store. Refusals are 4xx with a message
+    /// for the person; nothing is kept.
+    func accept(_ upload: UploadedFile, kind: MediaKind, limit: Int) throws -> Stored {
+        let name = upload.filename.isEmpty ? "That file" : "“\(upload.filename)”"
+        guard upload.size > 0 else { throw HTTPError(.unprocessableContent, "\(name) is empty. Choose it again.") }
+        guard upload.size <= Int64(limit) else {
+            throw HTTPError(.contentTooLarge, "\(name) is larger than \(limit / 1_000_000) MB, the most Kith takes for a \(Self.noun(kind)).")
+        }
+        let prefix = try Self.prefix(of: upload.path)
+        let type: KithMedia.MediaType
+        switch MediaSniffer.identify(prefix, expecting: kind) {
+        case .heic:
+            throw HTTPError(
+                .unsupportedMediaType, "\(name) is a HEIC photo, which most browsers can't show. Choose JPEG or take the photo again.")
+        case .unknown:
+            throw HTTPError(.unsupportedMediaType, "Kith can't use \(name). Choose \(Self.acceptedFormats).")
+        case .allowed(let found):
+            guard found.kind == kind else {
+                throw HTTPError(.unsupportedMediaType, "\(name) is a \(Self.noun(found.kind)); this takes a \(Self.noun(kind)).")
+            }
+            type = found
+        }
+        do {
+            _ = try MetadataStripper.strip(fileAt: upload.path, type: type)
+        } catch {
+            throw HTTPError(.unprocessableContent, "\(name) looks damaged, so Kith can't use it. Choose another.", cause: error)
+        }
+        guard let sha256 = SHA256.hexOfFile(at: upload.path), let size = Self.size(of: upload.path) else {
+            throw HTTPError.internal(MediaFailure.unreadable(upload.path))
+        }
+        try moveIntoPlace(upload.path, sha256: sha256)
+        return Stored(sha256: sha256, mimeType: type.mimeType, kind: type.kind, byteCount: size)
+    }
+
+    static func noun(_ kind: MediaKind) -> String {
+        switch kind {
+        case .photo: "photo"
+        case .video: "video"
+        case .audio: "voice note"
+        }
+    }
+
+    /// Records the file (once per content) inside the caller's transaction.
+    func record(_ tx: Transaction, _ stored: Stored, now: Int64) throws {
+        try tx.execute("""
+            INSERT OR IGNORE INTO media_files (sha256, mime_type, kind, byte_count, created_at)
+            VALUES (\(stored.sha256), \(stored.mimeType), \(stored.kind.rawValue), \(stored.byteCount), \(now))
+            """)
+    }
+
+    /// A file accepted but then not used (the action found nothing to do):
+    /// removed once the transaction commits, unless a row records it.
+    func discardIfUnrecorded(_ tx: Transaction, _ stored: Stored) throws {
+        guard try tx.queryOne("SELECT 1 FROM media_files WHERE sha256 = \(stored.sha256)") == nil else { return }
+        let path = path(for: stored.sha256)
+        tx.afterCommit { unlink(path) }
+    }
+
+    /// Forgets every file no row refers to any more, and deletes them from
+    /// disk once the transaction commits (a rollback keeps them).
+    func collectGarbage(_ tx: Transaction) throws {
+        let unused: [String] = try tx.query("""
+            DELETE FROM media_files WHERE sha256 NOT IN (SELECT sha256 FROM occasion_media) RETURNING sha256
+            """).map { try $0.get("sha256") }
+        guard !unused.isEmpty else { return }
+        let paths = unused.map(path(for:))
+        tx.afterCommit { for path in paths { unlink(path) } }
+    }
+
+    /// At start: rows nothing refers to go with their files, and files no
+    /// row names (a crash between rename and commit) go too.
+    func sweepOrphans(_ database: Database) throws {
+        try database.write { tx in try collectGarbage(tx) }
+        let known = Set(try database.read { db in try db.query("SELECT sha256 FROM media_files").map { try $0.get("sha256") as String } })
+        for shard in Self.entries(of: directory) where shard.utf8.count == 2 {
+            for file in Self.entries(of: "\(directory)/\(shard)") where !known.contains(file) {
+                unlink("\(directory)/\(shard)/\(file)")
+            }
+        }
+    }
+
+    // MARK: Files
+
+    enum MediaFailure: Error, CustomStringConvertible {
+        case unreadable(String)
+        case io(String, Int32)
+        var description: String {
+            switch self {
+            case .unreadable(let path): "cannot read \(path)"
+            case .io(let what, let code): "\(what): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// Up to 64 KiB from the start of a file: enough for every signature.
+    static func prefix(of path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HTTPError.internal(MediaFailure.io("open \(path)", errno)) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var filled = 0
+        while filled < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            filled += count
+        }
+        return Array(buffer.prefix(filled))
+    }
+
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// fsync the file, rename it to its content's name, fsync the directory:
+    /// once this returns, the bytes survive a crash.
+    private func moveIntoPlace(_ temporary: String, sha256: String) throws {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HTTPError.internal(MediaFailure.io("open \(temporary)", errno)) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard synced else { throw HTTPError.internal(MediaFailure.io("fsync \(temporary)", errno)) }
+        let shard = "\(directory)/\(sha256.prefix(2))"
+        if mkdir(shard, 0o700) != 0 && errno != EEXIST { throw HTTPError.internal(MediaFailure.io("mkdir \(shard)", errno)) }
+        let target = path(for: sha256)
+        if access(target, F_OK) == 0 {
+            unlink(temporary)  // the same bytes are already stored
+            return
+        }
+        guard rename(temporary, target) == 0 else { throw HTTPError.internal(MediaFailure.io("rename to \(target)", errno)) }
+        let directoryFD = open(shard, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    static func entries(of directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

@@ -1,0 +1,237 @@
+import KithHTTP
+import KithMedia
+import KithStorage
+import KithTemplates
+
+/// A gift's photos, video or voice note, and a challenge's photo proof:
+/// uploads, who may see them, and serving them.
+enum OccasionMedia {
+    static let show = Route(.get, "/occasions/:occasion/media/:media")
+
+    /// Upload routes take their size limits from the configuration, so they
+    /// are made when the app is built; these patterns name them for links.
+    static let photosPattern = "/occasions/:occasion/gift/photos"
+    static let videoPattern = "/occasions/:occasion/gift/video"
+    static let voicePattern = "/occasions/:occasion/gift/voice"
+    static let remove = Route(.post, "/occasions/:occasion/gift/media/:media/remove")
+
+    static func register(on app: KithApp) {
+        let limits = app.configuration.mediaLimits
+        app.on(Route(.post, photosPattern, body: .uploads(maxFileBytes: limits.photoBytes, maxFiles: 10))) { context in
+            try upload(context, field: "photo", kind: .photo, giftKind: .photos, limit: limits.photoBytes)
+        }
+        app.on(Route(.post, videoPattern, body: .uploads(maxFileBytes: limits.videoBytes, maxFiles: 1))) { context in
+            try upload(context, field: "video", kind: .video, giftKind: .video, limit: limits.videoBytes)
+        }
+        app.on(Route(.post, voicePattern, body: .uploads(maxFileBytes: limits.voiceBytes, maxFiles: 1))) { context in
+            try upload(context, field: "voice", kind: .audio, giftKind: .voice, limit: limits.voiceBytes)
+        }
+        app.on(remove) { context in try removeMedia(context) }
+        app.on(show) { context in try serve(context) }
+    }
+
+    static func path(_ pattern: String, _ occasionID: Int64) -> String {
+        pattern.replacingOccurrences(of: ":occasion", with: String(occasionID))
+    }
+
+    // MARK: Rows
+
+    struct Item: Sendable {
+        var id: Int64
+        var giftID: Int64?
+        var challengeID: Int64?
+        var sha256: String
+        var mimeType: String
+        var kind: MediaKind
+        var durationMs: Int?
+        var position: Int
+    }
+
+    static let columns: SQL = """
+        m.id, m.gift_id, m.challenge_id, m.sha256, f.mime_type, f.kind, m.duration_ms, m.position
+        """
+
+    static func item(_ row: Row) throws -> Item {
+        Item(
+            id: try row.get("id"), giftID: try row.get("gift_id"), challengeID: try row.get("challenge_id"), sha256: try row.get("sha256"),
+            mimeType: try row.get("mime_type"), kind: MediaKind(rawValue: try row.get("kind")) ?? .photo,
+            durationMs: try row.get("duration_ms"), position: try row.get("position"))
+    }
+
+    static func items(_ db: some Queryable, giftID: Int64) throws -> [Item] {
+        try db.query("""
+            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
+            WHERE m.gift_id = \(giftID) ORDER BY m.position, m.id
+            """).map(item)
+    }
+
+    static func items(_ db: some Queryable, occasionID: Int64) throws -> [Item] {
+        try db.query("""
+            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
+            WHERE m.occasion_id = \(occasionID) ORDER BY m.gift_id, m.position, m.id
+            """).map(item)
+    }
+
+    static func proof(_ db: some Queryable, challengeID: Int64) throws -> Item? {
+        try db.queryOne("""
+            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
+            WHERE m.challenge_id = \(challengeID) ORDER BY m.id LIMIT 1
+            """).map(item)
+    }
+
+    /// The views of a gift's media for a page, labelled for people.
+    static func views(_ items: [Item], occasionID: Int64, giver: String, removable: Bool) -> [MediaView] {
+        let photos = items.filter { $0.kind == .photo }.count
+        var photoIndex = 0
+        return items.map { item in
+            let label: String
+            switch item.kind {
+            case .photo:
+                photoIndex += 1
+                label = photos == 1 ? "Photo from \(giver)" : "Photo \(photoIndex) of \(photos) from \(giver)"
+            case .video: label = "Video from \(giver)"
+            case .audio: label = "Voice note from \(giver)"
+            }
+            return MediaView(
+                id: item.id, kind: MediaView.Kind(rawValue: item.kind.rawValue) ?? .photo, url: show.path(occasionID, item.id),
+                mimeType: item.mimeType, durationMs: item.durationMs, label: label,
+                removeAction: removable ? remove.path(occasionID, item.id) : nil)
+        }
+    }
+
+    // MARK: Uploading
+
+    /// Stores the uploaded files and attaches them to the author's draft gift
+    /// (made now if needed) in one transaction. A video or a voice note is
+    /// the whole gift's media; photos add up to ten.
+    static func upload(_ context: RequestContext, field: String, kind: MediaKind, giftKind: GiftKind, limit: Int) throws -> Response {
+        let scope = try context.load(OccasionScope.self, parameter: "occasion")
+        try scope.require(\.canContribute, "Gifts are made for you, not by you.")
+        try scope.requireOpen()
+        let app = context.app
+        let files = context.request.form.files(field).filter { $0.size > 0 || !$0.filename.isEmpty }
+        guard !files.isEmpty else {
+            return try OccasionPages.ownGift(
+                context, form: nil, status: .unprocessableContent,
+                uploadError: "Choose a \(MediaStore.noun(kind)) first.")
+        }
+        let duration = context.request.form["duration_ms"].flatMap { Int($0) }.map { min(max($0, 0), 86_400_000) }
+        let stored: [MediaStore.Stored]
+        do {
+            stored = try files.map { try app.media.accept($0, kind: kind, limit: limit) }
+        } catch {
+            // A refusal is shown beside the upload forms; anything else is ours.
+            guard let refusal = error as? HTTPError, refusal.status.code < 500 else { throw error }
+            return try OccasionPages.ownGift(context, form: nil, status: refusal.status, uploadError: refusal.message)
+        }
+        let accepted = try app.database.write { tx -> Bool in
+            let existing = try OccasionStore.gift(tx, occasionID: scope.id, authorID: scope.viewer.userID)
+            if let existing, existing.state != .draft { return false }
+            let giftID: Int64
+            if let existing {
+                giftID = existing.id
+            } else {
+                _ = try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: "", now: app.now)
+                giftID = tx.lastInsertRowID
+            }
+            // Another kind of media replaces what was there; photos add up.
+            if giftKind != .photos || existing?.kind != .photos {
+                try tx.execute("DELETE FROM occasion_media WHERE gift_id = \(giftID)")
+            }
+            let count = try tx.queryValue("SELECT count(*) FROM occasion_media WHERE gift_id = \(giftID)", as: Int.self) ?? 0
+            guard count + stored.count <= 10 else {
+                throw HTTPError(.unprocessableContent, "A gift holds up to ten photos; this would make \(count + stored.count).")
+            }
+            try tx.execute("UPDATE occasion_gifts SET kind = \(giftKind.rawValue) WHERE id = \(giftID)")
+            for (index, file) in stored.enumerated() {
+                try app.media.record(tx, file, now: app.now)
+                try tx.execute("""
+                    INSERT INTO occasion_media (occasion_id, gift_id, uploader_id, sha256, position, duration_ms, created_at)
+                    VALUES (\(scope.id), \(giftID), \(scope.viewer.userID), \(file.sha256), \(count + index),
+                            \(kind == .photo ? nil : duration), \(app.now))
+                    """)
+            }
+            try app.media.collectGarbage(tx)
+            return true
+        }
+        guard accepted else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
+        return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "uploaded")
+    }
+
+    static func removeMedia(_ context: RequestContext) throws -> Response {
+        let scope = try context.load(OccasionScope.self, parameter: "occasion")
+        try scope.require(\.canContribute, "Gifts are made for you, not by you.")
+        let mediaID = try context.request.parameter("media", as: Int64.self)
+        let app = context.app
+        let removed = try app.database.write { tx -> Bool in
+            guard let gift = try OccasionStore.gift(tx, occasionID: scope.id, authorID: scope.viewer.userID), gift.state == .draft,
+                try tx.execute("DELETE FROM occasion_media WHERE id = \(mediaID) AND gift_id = \(gift.id)") == 1
+            else { return false }
+            if try tx.queryValue("SELECT count(*) FROM occasion_media WHERE gift_id = \(gift.id)", as: Int.self) == 0 {
+                try tx.execute("UPDATE occasion_gifts SET kind = 'letter' WHERE id = \(gift.id)")
+            }
+            try app.media.collectGarbage(tx)
+            return true
+        }
+        guard removed else { throw HTTPError.notFound() }
+        return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "saved")
+    }
+
+    // MARK: Serving
+
+    static func fileExtension(_ mimeType: String) -> String {
+        switch mimeType {
+        case "image/jpeg": "jpg"
+        case "image/png": "png"
+        case "image/gif": "gif"
+        case "image/webp": "webp"
+        case "video/mp4": "mp4"
+        case "video/quicktime": "mov"
+        case "video/webm", "audio/webm": "webm"
+        case "audio/mp4": "m4a"
+        case "audio/aac": "aac"
+        case "audio/mpeg": "mp3"
+        case "audio/ogg": "ogg"
+        case "audio/wav", "audio/x-wav": "wav"
+        default: "bin"
+        }
+    }
+
+    /// Who may see a file: a gift's media as the gift itself (its author
+    /// always, the host once sent, the celebrant once unlocked); a proof
+    /// photo with its challenge. Everyone else: not found.
+    static func mayView(_ item: Item, scope: OccasionScope, db: some Queryable) throws -> Bool {
+        if let giftID = item.giftID {
+            guard let gift = try OccasionStore.gift(db, occasionID: scope.id, id: giftID) else { return false }
+            return gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
+                || (scope.role.canPlay && gift.state == .unlocked)
+        }
+        if let challengeID = item.challengeID, let challenge = try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID) {
+            return OccasionPages.canSee(challenge, scope)
+        }
+        return false
+    }
+
+    static func serve(_ context: RequestContext) throws -> Response {
+        let scope = try context.load(OccasionScope.self, parameter: "occasion")
+        let mediaID = try context.request.parameter("media", as: Int64.self)
+        let found = try context.app.database.read { db -> Item? in
+            guard let item = try db.queryOne("""
+                SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
+                WHERE m.id = \(mediaID) AND m.occasion_id = \(scope.id)
+                """).map(item), try mayView(item, scope: scope, db: db)
+            else { return nil }
+            return item
+        }
+        guard let item = found else { throw HTTPError.notFound() }
+        // Never HTML, never sniffed, never able to run anything even when
+        // opened on its own: the stored type, nosniff (on every response),
+        // a sandboxing policy and a plain file name.
+        var response = try Response.file(
+            at: context.app.media.path(for: item.sha256), contentType: item.mimeType, request: context.request.head,
+            cacheControl: "private, max-age=3600")
+        response.headers.set("Content-Security-Policy", "default-src 'none'; img-src 'self'; media-src 'self'; sandbox")
+        response.headers.set("Content-Disposition", "inline; filename=\"kith-\(item.id).\(fileExtension(item.mimeType))\"")
+        return response
+    }
+}

@@ -1,0 +1,155 @@
+/// One stored photo, video or voice note, as a page shows it.
+public struct MediaView: Sendable, Equatable {
+    public enum Kind: String, Sendable { case photo, video, audio }
+    public var id: Int64
+    public var kind: Kind
+    public var url: String
+    public var mimeType: String
+    /// Measured by the recording browser, for voice notes and videos.
+    public var durationMs: Int?
+    /// Spoken and shown when the file cannot load: "Photo 2 of 3 from Sam".
+    public var label: String
+    /// In the author's draft: where the remove form posts.
+    public var removeAction: String?
+
+    public init(
+        id: Int64, kind: Kind, url: String, mimeType: String, durationMs: Int?, label: String, removeAction: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.url = url
+        self.mimeType = mimeType
+        self.durationMs = durationMs
+        self.label = label
+        self.removeAction = removeAction
+    }
+}
+
+/// Galleries and players. Each player has a loading state and an error
+/// state with a download link (`Public/js/media.js` switches them; without
+/// script the browser's own controls and the link remain).
+public enum MediaViews {
+    public static func render(_ items: [MediaView], csrf: String?) -> HTML {
+        guard !items.isEmpty else { return "" }
+        let photos = items.filter { $0.kind == .photo }
+        let others = items.filter { $0.kind != .photo }
+        let gallery: HTML =
+            photos.isEmpty
+            ? ""
+            : "<ul class=\"media-gallery\" role=\"list\">\(photos.map { photo(item: $0, csrf: csrf) })</ul>"
+        return "<div class=\"media stack\">\(gallery)\(others.map { player(item: $0, csrf: csrf) })</div>"
+    }
+
+    static func photo(item: MediaView, csrf: String?) -> HTML {
+        """
+        <li class="media-gallery__item"><figure class="media-item" data-media>
+        <a\(attribute: "href", item.url)><img\(attribute: "src", item.url)\(attribute: "alt", item.label) loading="lazy" decoding="async"></a>
+        \(failure(item))\(remove(item, csrf: csrf))
+        </figure></li>
+        """
+    }
+
+    static func player(item: MediaView, csrf: String?) -> HTML {
+        let duration: HTML = item.durationMs.map { "<span class=\"media-item__duration\">\(clock($0))</span>" } ?? ""
+        let element = item.kind == .video ? "video" : "audio"
+        let poster: HTML = item.kind == .video ? " playsinline" : ""
+        return """
+            <figure class="media-item media-item--\(item.kind.rawValue)" data-media>
+            <figcaption class="media-item__caption">\(item.label) \(duration)</figcaption>
+            <\(element) class="media-item__player" controls preload="metadata"\(poster)\(attribute: "aria-label", item.label)><source\(attribute: "src", item.url)\(attribute: "type", item.mimeType)></\(element)>
+            <p class="media-item__loading" data-media-loading hidden>Loading…</p>
+            \(failure(item))\(remove(item, csrf: csrf))
+            </figure>
+            """
+    }
+
+    static func failure(_ item: MediaView) -> HTML {
+        "<p class=\"media-item__error\" data-media-error role=\"alert\" hidden>This couldn't be played here. <a\(attribute: "href", item.url) download>Download it</a> instead.</p>"
+    }
+
+    static func remove(_ item: MediaView, csrf: String?) -> HTML {
+        guard let action = item.removeAction else { return "" }
+        return OccasionPage.action(action, csrf: csrf, button: Button.render("Remove \(item.label)", style: .secondary, small: true))
+    }
+
+    /// "1:05" from milliseconds.
+    public static func clock(_ milliseconds: Int) -> String {
+        let seconds = max(0, milliseconds / 1000)
+        let rest = seconds % 60
+        return "\(seconds / 60):\(rest < 10 ? "0" : "")\(rest)"
+    }
+
+    public struct Uploads: Sendable {
+        public var photosAction: String
+        public var videoAction: String
+        public var voiceAction: String
+        public var photoLimitMB: Int
+        public var videoLimitMB: Int
+        public var voiceLimitMB: Int
+        public var error: String?
+        public init(
+            photosAction: String, videoAction: String, voiceAction: String, photoLimitMB: Int, videoLimitMB: Int, voiceLimitMB: Int,
+            error: String? = nil
+        ) {
+            self.photosAction = photosAction
+            self.videoAction = videoAction
+            self.voiceAction = voiceAction
+            self.photoLimitMB = photoLimitMB
+            self.videoLimitMB = videoLimitMB
+            self.voiceLimitMB = voiceLimitMB
+            self.error = error
+        }
+    }
+
+    /// The author's upload forms: photos, a video, a voice note recorded
+    /// here or chosen from a file. Each posts on its own (multipart) and
+    /// shows its progress when the script runs.
+    public static func uploadForms(_ uploads: Uploads, csrf: String?) -> HTML {
+        let error: HTML = uploads.error.map { "<p class=\"form-errors\" role=\"alert\" tabindex=\"-1\" id=\"upload-error\">\($0)</p>" } ?? ""
+        func form(_ action: String, _ body: HTML, _ button: String) -> HTML {
+            """
+            <form class="stack upload-form" method="post" enctype="multipart/form-data"\(attribute: "action", action) data-upload>
+            \(Layout.csrfField(csrf))\(body)
+            <div class="cluster">\(Button.secondary(button, small: true))</div>
+            <progress class="upload-form__progress" max="100" value="0" hidden></progress>
+            <p class="upload-form__status muted" aria-live="polite"></p>
+            </form>
+            """
+        }
+        return """
+            <section class="card stack media-uploads" aria-labelledby="media-heading">
+            <h3 id="media-heading">Photos, a video or a voice note</h3>
+            <p class="muted">A gift can be photos, one video or one voice note. Anything you write above goes with it as a note.</p>
+            \(error)
+            \(form(uploads.photosAction, """
+                <label class="field__label" for="gift-photos">Photos (JPEG, PNG, GIF or WebP, up to \(uploads.photoLimitMB) MB each)</label>
+                <input class="field__input" id="gift-photos" type="file" name="photo" multiple accept="image/jpeg,image/png,image/gif,image/webp" required>
+                """, "Upload photos"))
+            \(form(uploads.videoAction, """
+                <label class="field__label" for="gift-video">A video (MP4, MOV or WebM, up to \(uploads.videoLimitMB) MB)</label>
+                <input class="field__input" id="gift-video" type="file" name="video" accept="video/mp4,video/quicktime,video/webm" required>
+                """, "Upload video"))
+            <div class="recorder stack" data-recorder\(attribute: "data-action", uploads.voiceAction) hidden>
+            <p class="field__label">Record a voice note</p>
+            <div class="cluster">
+            <button class="button button--small" type="button" data-recorder-start>Record</button>
+            <button class="button button--small button--danger" type="button" data-recorder-stop hidden>Stop</button>
+            <span class="recorder__timer" data-recorder-timer role="timer" aria-live="off">0:00</span>
+            </div>
+            <audio class="recorder__preview" data-recorder-preview controls hidden></audio>
+            <div class="cluster" data-recorder-review hidden>
+            <button class="button button--small" type="button" data-recorder-save>Save this voice note</button>
+            <button class="button button--small button--secondary" type="button" data-recorder-again>Record again</button>
+            </div>
+            <progress class="upload-form__progress" max="100" value="0" hidden></progress>
+            <p class="recorder__status muted" data-recorder-status aria-live="polite"></p>
+            </div>
+            \(form(uploads.voiceAction, """
+                <label class="field__label" for="gift-voice">A voice note from a file (M4A, MP3, Ogg, WAV or WebM, up to \(uploads.voiceLimitMB) MB)</label>
+                <input class="field__input" id="gift-voice" type="file" name="voice" accept="audio/*" capture="user" required>
+                <input type="hidden" name="duration_ms" value="">
+                """, "Upload voice note"))
+            </section>
+            """
+    }
+}
