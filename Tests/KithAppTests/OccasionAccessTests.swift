@@ -82,6 +82,7 @@ struct OccasionAccessTests {
         Page(path: { "\($0.party.base)/dare" }, name: "dare form", allowed: contributors),
         Page(path: { "\($0.party.base)/gift" }, name: "gift editor", allowed: contributors),
         Page(path: { "\($0.party.base)/host" }, name: "host panel", allowed: [.host]),
+        Page(path: { "\($0.party.base)/keepsake" }, name: "keepsake", allowed: [.host, .celebrant]),
         Page(path: { "\($0.party.base)/host/challenges/\($0.challenge)" }, name: "edit challenge", allowed: [.host]),
         // Friend one dare before it is found: its author (the contributor
         // here) and the host; to the celebrant it does not exist yet.

@@ -120,6 +120,9 @@ struct OccasionMediaTests {
         let wrongKind = try party.upload(party.contributors[0], "voice", files: [("song.jpg", "audio/mpeg", Fixture.jpegWithLocation())])
         #expect(wrongKind.status == 415)
         #expect(wrongKind.text.contains("this takes a voice note"))
+        // Only contributors upload: the celebrant is told, a stranger finds nothing.
+        #expect(try party.upload(party.celebrant, "photos", files: [("a.jpg", "image/jpeg", Fixture.jpegWithLocation())]).status == 403)
+        #expect(try party.upload(party.stranger, "photos", files: [("a.jpg", "image/jpeg", Fixture.jpegWithLocation())]).status == 404)
         #expect(try rowCounts(app) == before)
         #expect(filesBelow(Self.mediaDirectory(app)).isEmpty)
         #expect(Self.temporaryFiles(app).isEmpty)
