@@ -14,7 +14,21 @@ struct OccasionHTMLTests {
         #expect(try rich.party.post(rich.party.celebrant, "\(base)/classified/open", [], from: "\(base)/classified").status == 303)
         #expect(try rich.party.complete(rich.challenge, proof: "text", text: "Sang loudly").status == 303)
         #expect(try rich.party.unlock(rich.offered).status == 303)
+        // Media in a draft (the editor with its gallery and player), and the keepsake page.
+        #expect(try rich.party.upload(rich.party.contributors[2], "photos", files: [("a.jpg", "image/jpeg", Fixture.jpegWithLocation())]).status == 303)
         let directory = try TemporaryDirectory("kith-occasion-html")
+        let zip = try rich.party.host.get("\(base)/keepsake")
+        #expect(zip.status == 200)
+        try Data(zip.body).write(to: URL(fileURLWithPath: directory.path + "/keepsake.zip"))
+        let unzip = Process()
+        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        unzip.arguments = ["python3", "-c", "import zipfile,sys; open(sys.argv[2],'wb').write(zipfile.ZipFile(sys.argv[1]).read('index.html'))",
+                           directory.path + "/keepsake.zip", directory.path + "/keepsake.html"]
+        try unzip.run()
+        unzip.waitUntilExit()
+        #expect(unzip.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/keepsake.html"))
+        try FileManager.default.removeItem(atPath: directory.path + "/keepsake.zip")
         let pages: [(String, WebSession, String)] = [
             ("new", rich.party.host, "/occasions/new"), ("dashboard", rich.party.host, "/"),
             ("overview-host", rich.party.host, base), ("overview-celebrant", rich.party.celebrant, base),
