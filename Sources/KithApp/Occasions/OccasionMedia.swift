@@ -179,22 +179,9 @@ enum OccasionMedia {
 
     // MARK: Serving
 
+    /// The usual extension for a stored type, for file names people see.
     static func fileExtension(_ mimeType: String) -> String {
-        switch mimeType {
-        case "image/jpeg": "jpg"
-        case "image/png": "png"
-        case "image/gif": "gif"
-        case "image/webp": "webp"
-        case "video/mp4": "mp4"
-        case "video/quicktime": "mov"
-        case "video/webm", "audio/webm": "webm"
-        case "audio/mp4": "m4a"
-        case "audio/aac": "aac"
-        case "audio/mpeg": "mp3"
-        case "audio/ogg": "ogg"
-        case "audio/wav", "audio/x-wav": "wav"
-        default: "bin"
-        }
+        KithMedia.MediaType.allowed.first { $0.mimeType == mimeType }?.fileExtension ?? "bin"
     }
 
     /// Who may see a file: a gift's media as the gift itself (its author
