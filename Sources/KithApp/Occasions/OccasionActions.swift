@@ -35,7 +35,7 @@ enum OccasionActions {
         let challengeID = try context.request.parameter("challenge", as: Int64.self)
         let app = context.app
         guard let challenge = try app.database.read({ try OccasionStore.challenge($0, occasionID: scope.id, id: challengeID) }),
-            OccasionPages.canSee(challenge, scope)
+            scope.canSee(challenge)
         else { throw HTTPError.notFound() }
         try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can complete challenges. The host can mark one done from the host panel.")
         try scope.requireOpen()
@@ -104,7 +104,7 @@ enum OccasionActions {
         let giftID = try context.request.parameter("gift", as: Int64.self)
         let app = context.app
         guard let gift = try app.database.read({ try OccasionStore.gift($0, occasionID: scope.id, id: giftID) }),
-            gift.isOffered || gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
+            scope.knowsOf(gift)
         else { throw HTTPError.notFound() }
         try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can unlock gifts. The host can unlock one from the host panel.")
         try scope.requireOpen()
@@ -236,12 +236,12 @@ enum OccasionActions {
         let subject: (kind: String, id: Int64, title: String, back: String)
         if let raw = query["challenge"], let id = Int64(raw) {
             guard let challenge = try app.database.read({ try OccasionStore.challenge($0, occasionID: scope.id, id: id) }),
-                OccasionPages.canSee(challenge, scope)
+                scope.canSee(challenge)
             else { throw HTTPError.notFound() }
             subject = ("challenge", id, challenge.title, OccasionRoutes.challenge.path(scope.id, id))
         } else if let raw = query["gift"], let id = Int64(raw) {
             guard let gift = try app.database.read({ try OccasionStore.gift($0, occasionID: scope.id, id: id) }),
-                gift.isOffered || gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
+                scope.knowsOf(gift)
             else { throw HTTPError.notFound() }
             subject = ("gift", id, "a gift", OccasionRoutes.showGift.path(scope.id, id))
         } else {

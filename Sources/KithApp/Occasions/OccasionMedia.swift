@@ -190,11 +190,10 @@ enum OccasionMedia {
     static func mayView(_ item: Item, scope: OccasionScope, db: some Queryable) throws -> Bool {
         if let giftID = item.giftID {
             guard let gift = try OccasionStore.gift(db, occasionID: scope.id, id: giftID) else { return false }
-            return gift.authorID == scope.viewer.userID || (scope.role.canModerate && gift.state != .draft)
-                || (scope.role.canPlay && gift.state == .unlocked)
+            return scope.canRead(gift)
         }
         if let challengeID = item.challengeID, let challenge = try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID) {
-            return OccasionPages.canSee(challenge, scope)
+            return scope.canSee(challenge)
         }
         return false
     }

@@ -58,14 +58,6 @@ enum OccasionPages {
 
     // MARK: Challenges
 
-    /// What a viewer may see of a challenge or dare: every member sees the
-    /// host's challenges; a dare is seen by its author and the host, and by
-    /// everyone once the celebrant has found it.
-    static func canSee(_ challenge: Challenge, _ scope: OccasionScope) -> Bool {
-        guard challenge.kind == .dare else { return true }
-        return challenge.authorID == scope.viewer.userID || scope.role.canSeeAllDares || challenge.discoveredAt != nil
-    }
-
     static func item(_ challenge: Challenge, occasionID: Int64) -> OccasionScreens.ChallengeItem {
         OccasionScreens.ChallengeItem(
             id: challenge.id, title: challenge.title, optionB: challenge.optionB, points: challenge.points,
@@ -96,7 +88,7 @@ enum OccasionPages {
             (try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID), try OccasionMedia.proof(db, challengeID: challengeID))
         }
         let (found, proofPhoto) = data
-        guard let challenge = found, canSee(challenge, scope) else { throw HTTPError.notFound() }
+        guard let challenge = found, scope.canSee(challenge) else { throw HTTPError.notFound() }
         var completion: [String] = []
         if let completedAt = challenge.completedAt {
             let when = LocalTime.format(completedAt, zone: context.user?.timeZone ?? "UTC").human
@@ -128,7 +120,7 @@ enum OccasionPages {
         let (scope, frame, dares) = try prepare(context) { db, _ in
             try OccasionStore.challenges(db, occasionID: try context.request.parameter("occasion", as: Int64.self), kind: .dare)
         }
-        let visible = dares.filter { scope.role.canPlay ? $0.discoveredAt != nil : canSee($0, scope) }
+        let visible = dares.filter { scope.role.canPlay ? $0.discoveredAt != nil : scope.canSee($0) }
         let sealed = dares.filter { $0.discoveredAt == nil }.count
         let intro =
             scope.role.canPlay
@@ -268,7 +260,7 @@ enum OccasionPages {
                     content: nil, note: nil, reportAction: reportAction),
                 status: status)
         }
-        guard isAuthor || (scope.role.canModerate && gift.state != .draft) else { throw HTTPError.notFound() }
+        guard scope.canRead(gift) else { throw HTTPError.notFound() }
         let note: String =
             switch gift.state {
             case .draft: "A draft: only you can see it."
@@ -297,9 +289,7 @@ enum OccasionPages {
         // celebrant, its author and the host; a proof photo for everyone.
         func mediaFor(_ row: OccasionStore.TimelineRow) -> HTML? {
             guard let subject = row.subjectID else { return nil }
-            if row.kind == "gift", let gift = gifts.first(where: { $0.id == subject }), let items = media[subject],
-                gift.authorID == scope.viewer.userID || scope.role.canModerate || scope.role.canPlay
-            {
+            if row.kind == "gift", let gift = gifts.first(where: { $0.id == subject }), let items = media[subject], scope.canRead(gift) {
                 return MediaViews.render(
                     OccasionMedia.views(items, occasionID: scope.id, giver: row.giftAuthor ?? "someone", removable: false), csrf: csrf)
             }

@@ -21,6 +21,30 @@ public struct OccasionScope: Scope {
         }
     }
 
+    // MARK: What this member may see
+    //
+    // The one statement of who sees which challenge and gift; pages,
+    // actions and media serving all ask here.
+
+    /// The host's challenges are everyone's; a dare is its author's and the
+    /// host's until the celebrant finds it, then everyone's.
+    func canSee(_ challenge: Challenge) -> Bool {
+        guard challenge.kind == .dare else { return true }
+        return challenge.authorID == viewer.userID || role.canSeeAllDares || challenge.discoveredAt != nil
+    }
+
+    /// Knows the gift exists: its author always, the host once it is sent,
+    /// every member once it is on offer.
+    func knowsOf(_ gift: Gift) -> Bool {
+        gift.isOffered || canRead(gift)
+    }
+
+    /// May read the gift's words and media: its author always, the host once
+    /// it is sent (to price and moderate it), the celebrant once unlocked.
+    func canRead(_ gift: Gift) -> Bool {
+        gift.authorID == viewer.userID || (role.canModerate && gift.state != .draft) || (role.canPlay && gift.state == .unlocked)
+    }
+
     /// Refuses the action unless the role allows it.
     func require(_ allowed: (OccasionRole) -> Bool, _ message: String) throws {
         guard allowed(role) else { throw HTTPError(.forbidden, message) }
