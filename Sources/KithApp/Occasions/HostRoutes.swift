@@ -98,7 +98,7 @@ enum HostRoutes {
                     id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
                     content: OccasionPages.giftContent(
-                        gift, items: try OccasionMedia.items(db, giftID: gift.id), giver: giver, occasionID: scope.id, csrf: nil),
+                        gift, items: try OccasionMediaStore.items(db, giftID: gift.id), giver: giver, occasionID: scope.id, csrf: nil),
                     cost: gift.cost.map(String.init) ?? "", position: String(gift.position),
                     priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
                     unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,

@@ -68,11 +68,9 @@ enum OccasionActions {
                 proof: .init(option: option, kind: proofKind.rawValue, text: text.isEmpty ? nil : text), byHost: false, now: app.now)
             if let photo {
                 if done {
-                    try app.media.record(tx, photo, now: app.now)
-                    try tx.execute("""
-                        INSERT INTO occasion_media (occasion_id, challenge_id, uploader_id, sha256, created_at)
-                        VALUES (\(scope.id), \(challengeID), \(scope.viewer.userID), \(photo.sha256), \(app.now))
-                        """)
+                    try OccasionMediaStore.attachProof(
+                        tx, occasionID: scope.id, challengeID: challengeID, uploaderID: scope.viewer.userID, file: photo,
+                        media: app.media, now: app.now)
                 } else {
                     try app.media.discardIfUnrecorded(tx, photo)
                 }
@@ -174,12 +172,9 @@ enum OccasionActions {
         try scope.requireOpen()
         let app = context.app
         // With photos, a video or a voice note the words are a note, and optional.
-        let hasMedia = try app.database.read { db in
-            try db.queryValue("""
-                SELECT count(*) FROM occasion_media m JOIN occasion_gifts g ON g.id = m.gift_id
-                WHERE g.occasion_id = \(scope.id) AND g.author_id = \(scope.viewer.userID)
-                """, as: Int.self) ?? 0
-        } > 0
+        let hasMedia = try app.database.read {
+            try OccasionMediaStore.hasGiftMedia($0, occasionID: scope.id, authorID: scope.viewer.userID)
+        }
         var reader = FormReader(context.request.form)
         let body = reader.text("body", label: "your letter", max: 20000, required: hasMedia ? nil : "Write your letter first.")
         guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }

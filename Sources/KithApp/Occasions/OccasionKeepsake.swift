@@ -63,10 +63,10 @@ enum OccasionKeepsake {
         let occasion = scope.occasion
         let members = try OccasionStore.members(db, occasionID: scope.id)
         let names = Dictionary(members.map { ($0.userID, $0.displayName) }, uniquingKeysWith: { first, _ in first })
-        let media = Dictionary(grouping: try OccasionMedia.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
+        let media = Dictionary(grouping: try OccasionMediaStore.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
         var files: [(String, String)] = []
         var named: Set<String> = []
-        func archived(_ items: [OccasionMedia.Item], giver: String) -> [MediaView] {
+        func archived(_ items: [OccasionMediaStore.Item], giver: String) -> [MediaView] {
             OccasionMedia.views(items, occasionID: scope.id, giver: giver, removable: false).enumerated().map { index, view in
                 let item = items[index]
                 let name = "media/\(item.sha256.prefix(16)).\(OccasionMedia.fileExtension(item.mimeType))"

@@ -34,53 +34,8 @@ enum OccasionMedia {
         pattern.replacingOccurrences(of: ":occasion", with: String(occasionID))
     }
 
-    // MARK: Rows
-
-    struct Item: Sendable {
-        var id: Int64
-        var giftID: Int64?
-        var challengeID: Int64?
-        var sha256: String
-        var mimeType: String
-        var kind: MediaKind
-        var durationMs: Int?
-        var position: Int
-    }
-
-    static let columns: SQL = """
-        m.id, m.gift_id, m.challenge_id, m.sha256, f.mime_type, f.kind, m.duration_ms, m.position
-        """
-
-    static func item(_ row: Row) throws -> Item {
-        Item(
-            id: try row.get("id"), giftID: try row.get("gift_id"), challengeID: try row.get("challenge_id"), sha256: try row.get("sha256"),
-            mimeType: try row.get("mime_type"), kind: MediaKind(rawValue: try row.get("kind")) ?? .photo,
-            durationMs: try row.get("duration_ms"), position: try row.get("position"))
-    }
-
-    static func items(_ db: some Queryable, giftID: Int64) throws -> [Item] {
-        try db.query("""
-            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
-            WHERE m.gift_id = \(giftID) ORDER BY m.position, m.id
-            """).map(item)
-    }
-
-    static func items(_ db: some Queryable, occasionID: Int64) throws -> [Item] {
-        try db.query("""
-            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
-            WHERE m.occasion_id = \(occasionID) ORDER BY m.gift_id, m.position, m.id
-            """).map(item)
-    }
-
-    static func proof(_ db: some Queryable, challengeID: Int64) throws -> Item? {
-        try db.queryOne("""
-            SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
-            WHERE m.challenge_id = \(challengeID) ORDER BY m.id LIMIT 1
-            """).map(item)
-    }
-
     /// The views of a gift's media for a page, labelled for people.
-    static func views(_ items: [Item], occasionID: Int64, giver: String, removable: Bool) -> [MediaView] {
+    static func views(_ items: [OccasionMediaStore.Item], occasionID: Int64, giver: String, removable: Bool) -> [MediaView] {
         let photos = items.filter { $0.kind == .photo }.count
         var photoIndex = 0
         return items.map { item in
@@ -124,36 +79,17 @@ enum OccasionMedia {
             guard let refusal = error as? HTTPError, refusal.status.code < 500 else { throw error }
             return try OccasionPages.ownGift(context, form: nil, status: refusal.status, uploadError: refusal.message)
         }
-        let accepted = try app.database.write { tx -> Bool in
-            let existing = try OccasionStore.gift(tx, occasionID: scope.id, authorID: scope.viewer.userID)
-            if let existing, existing.state != .draft { return false }
-            let giftID: Int64
-            if let existing {
-                giftID = existing.id
-            } else {
-                _ = try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: "", now: app.now)
-                giftID = tx.lastInsertRowID
-            }
-            // Another kind of media replaces what was there; photos add up.
-            if giftKind != .photos || existing?.kind != .photos {
-                try tx.execute("DELETE FROM occasion_media WHERE gift_id = \(giftID)")
-            }
-            let count = try tx.queryValue("SELECT count(*) FROM occasion_media WHERE gift_id = \(giftID)", as: Int.self) ?? 0
-            guard count + stored.count <= 10 else {
-                throw HTTPError(.unprocessableContent, "A gift holds up to ten photos; this would make \(count + stored.count).")
-            }
-            try tx.execute("UPDATE occasion_gifts SET kind = \(giftKind.rawValue) WHERE id = \(giftID)")
-            for (index, file) in stored.enumerated() {
-                try app.media.record(tx, file, now: app.now)
-                try tx.execute("""
-                    INSERT INTO occasion_media (occasion_id, gift_id, uploader_id, sha256, position, duration_ms, created_at)
-                    VALUES (\(scope.id), \(giftID), \(scope.viewer.userID), \(file.sha256), \(count + index),
-                            \(kind == .photo ? nil : duration), \(app.now))
-                    """)
-            }
-            try app.media.collectGarbage(tx)
-            return true
+        let outcome = try app.database.write { tx in
+            try OccasionMediaStore.attachToDraft(
+                tx, occasionID: scope.id, authorID: scope.viewer.userID, files: stored, as: giftKind,
+                durationMs: kind == .photo ? nil : duration, media: app.media, now: app.now)
         }
+        if case .tooMany(let total) = outcome {
+            return try OccasionPages.ownGift(
+                context, form: nil, status: .unprocessableContent,
+                uploadError: "A gift holds up to ten photos; this would make \(total).")
+        }
+        let accepted = outcome == .attached
         guard accepted else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
         return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "uploaded")
     }
@@ -163,15 +99,9 @@ enum OccasionMedia {
         try scope.require(\.canContribute, "Gifts are made for you, not by you.")
         let mediaID = try context.request.parameter("media", as: Int64.self)
         let app = context.app
-        let removed = try app.database.write { tx -> Bool in
-            guard let gift = try OccasionStore.gift(tx, occasionID: scope.id, authorID: scope.viewer.userID), gift.state == .draft,
-                try tx.execute("DELETE FROM occasion_media WHERE id = \(mediaID) AND gift_id = \(gift.id)") == 1
-            else { return false }
-            if try tx.queryValue("SELECT count(*) FROM occasion_media WHERE gift_id = \(gift.id)", as: Int.self) == 0 {
-                try tx.execute("UPDATE occasion_gifts SET kind = 'letter' WHERE id = \(gift.id)")
-            }
-            try app.media.collectGarbage(tx)
-            return true
+        let removed = try app.database.write { tx in
+            try OccasionMediaStore.removeFromDraft(
+                tx, occasionID: scope.id, authorID: scope.viewer.userID, mediaID: mediaID, media: app.media)
         }
         guard removed else { throw HTTPError.notFound() }
         return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "saved")
@@ -187,7 +117,7 @@ enum OccasionMedia {
     /// Who may see a file: a gift's media as the gift itself (its author
     /// always, the host once sent, the celebrant once unlocked); a proof
     /// photo with its challenge. Everyone else: not found.
-    static func mayView(_ item: Item, scope: OccasionScope, db: some Queryable) throws -> Bool {
+    static func mayView(_ item: OccasionMediaStore.Item, scope: OccasionScope, db: some Queryable) throws -> Bool {
         if let giftID = item.giftID {
             guard let gift = try OccasionStore.gift(db, occasionID: scope.id, id: giftID) else { return false }
             return scope.canRead(gift)
@@ -201,11 +131,8 @@ enum OccasionMedia {
     static func serve(_ context: RequestContext) throws -> Response {
         let scope = try context.load(OccasionScope.self, parameter: "occasion")
         let mediaID = try context.request.parameter("media", as: Int64.self)
-        let found = try context.app.database.read { db -> Item? in
-            guard let item = try db.queryOne("""
-                SELECT \(columns) FROM occasion_media m JOIN media_files f ON f.sha256 = m.sha256
-                WHERE m.id = \(mediaID) AND m.occasion_id = \(scope.id)
-                """).map(item), try mayView(item, scope: scope, db: db)
+        let found = try context.app.database.read { db -> OccasionMediaStore.Item? in
+            guard let item = try OccasionMediaStore.item(db, occasionID: scope.id, id: mediaID), try mayView(item, scope: scope, db: db)
             else { return nil }
             return item
         }

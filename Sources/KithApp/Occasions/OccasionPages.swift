@@ -85,7 +85,7 @@ enum OccasionPages {
     static func challenge(_ context: RequestContext, form: FormState, status: HTTPStatus = .ok) throws -> Response {
         let challengeID = try context.request.parameter("challenge", as: Int64.self)
         let (scope, frame, data) = try prepare(context) { db, scope in
-            (try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID), try OccasionMedia.proof(db, challengeID: challengeID))
+            (try OccasionStore.challenge(db, occasionID: scope.id, id: challengeID), try OccasionMediaStore.proof(db, challengeID: challengeID))
         }
         let (found, proofPhoto) = data
         guard let challenge = found, scope.canSee(challenge) else { throw HTTPError.notFound() }
@@ -157,9 +157,9 @@ enum OccasionPages {
     static func ownGift(
         _ context: RequestContext, form: FormState?, status: HTTPStatus = .ok, flash: [Flash] = [], uploadError: String? = nil
     ) throws -> Response {
-        let (scope, frame, data) = try prepare(context, flash: flash) { db, scope -> (Gift?, [OccasionMedia.Item]) in
+        let (scope, frame, data) = try prepare(context, flash: flash) { db, scope -> (Gift?, [OccasionMediaStore.Item]) in
             let gift = try OccasionStore.gift(db, occasionID: scope.id, authorID: scope.viewer.userID)
-            return (gift, try gift.map { try OccasionMedia.items(db, giftID: $0.id) } ?? [])
+            return (gift, try gift.map { try OccasionMediaStore.items(db, giftID: $0.id) } ?? [])
         }
         try scope.require(\.canContribute, "Gifts are made for you, not by you. Yours are waiting in Gifts.")
         let (existing, items) = data
@@ -182,7 +182,7 @@ enum OccasionPages {
 
     /// A gift's content as those allowed to read it see it: its media, then
     /// its words.
-    static func giftContent(_ gift: Gift, items: [OccasionMedia.Item], giver: String, occasionID: Int64, csrf: String?) -> HTML {
+    static func giftContent(_ gift: Gift, items: [OccasionMediaStore.Item], giver: String, occasionID: Int64, csrf: String?) -> HTML {
         let media = MediaViews.render(OccasionMedia.views(items, occasionID: occasionID, giver: giver, removable: false), csrf: csrf)
         let words: HTML = gift.body.isEmpty ? "" : "<div class=\"letter\">\(Markdown.render(gift.body))</div>"
         return "\(media)\(words)"
@@ -191,7 +191,7 @@ enum OccasionPages {
     /// The celebrant's card for a gift on offer: giver and kind while
     /// locked, the content once unlocked. Nil for anything not on offer.
     static func card(
-        _ gift: Gift, giver: OccasionMember?, items: [OccasionMedia.Item], scope: OccasionScope, app: KithApp, csrf: String?
+        _ gift: Gift, giver: OccasionMember?, items: [OccasionMediaStore.Item], scope: OccasionScope, app: KithApp, csrf: String?
     ) -> GiftCardView? {
         guard gift.isOffered else { return nil }
         let cost = gift.cost ?? 0
@@ -210,7 +210,7 @@ enum OccasionPages {
         let (scope, frame, data) = try prepare(context) { db, scope in
             (
                 try OccasionStore.gifts(db, occasionID: scope.id), try OccasionStore.members(db, occasionID: scope.id),
-                Dictionary(grouping: try OccasionMedia.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
+                Dictionary(grouping: try OccasionMediaStore.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
             )
         }
         let (gifts, members, media) = data
@@ -240,7 +240,7 @@ enum OccasionPages {
         let (scope, frame, data) = try prepare(context, flash: flash) { db, scope in
             (
                 try OccasionStore.gift(db, occasionID: scope.id, id: giftID), try OccasionStore.members(db, occasionID: scope.id),
-                try OccasionMedia.items(db, giftID: giftID)
+                try OccasionMediaStore.items(db, giftID: giftID)
             )
         }
         let (found, members, items) = data
@@ -284,7 +284,7 @@ enum OccasionPages {
     static func timelineView(_ db: Connection, _ scope: OccasionScope, zone: String, csrf: String?) throws -> TimelineView {
         let rows = try OccasionStore.timeline(db, occasionID: scope.id)
         let gifts = try OccasionStore.gifts(db, occasionID: scope.id)
-        let media = Dictionary(grouping: try OccasionMedia.items(db, occasionID: scope.id), by: { $0.giftID ?? -($0.challengeID ?? 0) })
+        let media = Dictionary(grouping: try OccasionMediaStore.items(db, occasionID: scope.id), by: { $0.giftID ?? -($0.challengeID ?? 0) })
         // Photos and players on the timeline: an unlocked gift's for the
         // celebrant, its author and the host; a proof photo for everyone.
         func mediaFor(_ row: OccasionStore.TimelineRow) -> HTML? {

@@ -128,16 +128,15 @@ enum OccasionRoutes {
         let media = app.media
         let clock = app.configuration.clock
         app.purges.register("occasions") { tx, userID in
-            try OccasionStore.purge(tx, userID: userID)
+            let emptied = try OccasionStore.purge(tx, userID: userID)
             // Their proofs and uploads go now, not by the user row's cascade
             // later, so the files can be collected in this transaction.
-            try tx.execute("DELETE FROM occasion_media WHERE uploader_id = \(userID)")
-            try media.collectGarbage(tx)
-            try tx.execute("""
-                UPDATE invite_codes SET retired_at = \(clock())
-                WHERE kind IN (\(contributorInvite), \(celebrantInvite)) AND retired_at IS NULL
-                  AND target_id NOT IN (SELECT id FROM occasions)
-                """)
+            try OccasionMediaStore.deleteUploads(tx, uploaderID: userID, media: media)
+            for occasionID in emptied {
+                for kind in [contributorInvite, celebrantInvite] {
+                    try InviteStore.retire(tx, kind: kind, targetID: occasionID, now: clock())
+                }
+            }
         }
         OccasionNews.register(app.notifications)
     }

@@ -513,8 +513,9 @@ enum OccasionStore {
     /// What deleting an account does to occasions: their dares and gifts go
     /// (timeline entries stay and show the content as removed); a host hands
     /// the role to the longest-standing contributor; the membership goes;
-    /// an occasion left with no member goes whole.
-    static func purge(_ tx: Transaction, userID: Int64) throws {
+    /// an occasion left with no member goes whole. Returns the occasions
+    /// that went, so their invite links can be retired.
+    static func purge(_ tx: Transaction, userID: Int64) throws -> [Int64] {
         let hosted: [Int64] = try tx.query("""
             SELECT occasion_id FROM occasion_members WHERE user_id = \(userID) AND role = 'host'
             """).map { try $0.get("occasion_id") }
@@ -529,6 +530,7 @@ enum OccasionStore {
                     ORDER BY joined_at, user_id LIMIT 1)
                 """)
         }
-        try tx.execute("DELETE FROM occasions WHERE id NOT IN (SELECT occasion_id FROM occasion_members)")
+        return try tx.query("DELETE FROM occasions WHERE id NOT IN (SELECT occasion_id FROM occasion_members) RETURNING id")
+            .map { try $0.get("id") }
     }
 }

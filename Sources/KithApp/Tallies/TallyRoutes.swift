@@ -123,7 +123,7 @@ enum TallyRoutes {
                 return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["schedule": "Choose when the tally resets."]))
             }
             return try change(context, allowed: \.canManage, refusal: "Only the owner can change when this tally resets.") { tx, tally, user, now in
-                let zone = try ownerTimeZone(tx, tally: tally)
+                let zone = try TallyStore.ownerTimeZone(tx, tally: tally)
                 let next = schedule.nextReset(after: now, timeZone: zone)
                 try TallyStore.setSchedule(tx, id: tally.id, schedule: schedule, nextResetAt: next, timeZone: zone, by: user.id, now: now)
                 return nil
@@ -202,7 +202,7 @@ enum TallyRoutes {
             let subject = try body(tx, tally, user, now)
             let audience = try TallyStore.audience(tx, tallyID: tally.id)
             if let subject {
-                let name = try tx.queryValue("SELECT name FROM tallies WHERE id = \(tally.id)", as: String.self) ?? tally.name
+                let name = try TallyStore.name(tx, tallyID: tally.id) ?? tally.name
                 try app.notifications.record(
                     Notifications.Event(
                         kind: changeKind, scope: Tally.topic(tally.id), scopeTitle: name, actorID: user.id, actorName: user.displayName,
@@ -442,7 +442,7 @@ enum TallyRoutes {
             (
                 try TallyStore.sharedWith(db, tallyID: tally.id),
                 tally.role.canManage ? try FriendStore.friends(db, userID: user.id) : [],
-                try ownerTimeZone(db, tally: tally),
+                try TallyStore.ownerTimeZone(db, tally: tally),
                 try NotificationStore.mutedScopes(db, userID: user.id, among: [Tally.topic(tally.id)]).isEmpty == false
             )
         }
@@ -452,23 +452,11 @@ enum TallyRoutes {
         if let by = tally.updatedBy { updated += " by \(by.id == user.id ? "you" : by.displayName)" } else if tally.version > 1 { updated += " by Kith" }
         return TallyPages.FullModel(
             item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
-            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(localTime($0, zone: zone)) (\(zone))." },
+            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(LocalTime.format($0, zone: zone, withYear: true).human) (\(zone))." },
             updated: updated,
             people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
             muted: muted)
-    }
-
-    static func localTime(_ instant: Int64, zone: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE d MMM yyyy, HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant)))
-    }
-
-    static func ownerTimeZone(_ db: some Queryable, tally: Tally) throws -> String {
-        try db.queryValue("SELECT time_zone FROM users WHERE id = \(tally.owner.id)", as: String.self) ?? "UTC"
     }
 
     // MARK: Template models

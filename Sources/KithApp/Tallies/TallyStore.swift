@@ -250,4 +250,14 @@ enum TallyStore {
         try tx.execute("DELETE FROM tally_list_preferences WHERE user_id = \(userID)")
         return Set(affected)
     }
+
+    /// The tally's name as it is now (a rename may be part of the change).
+    static func name(_ db: some Queryable, tallyID: Int64) throws -> String? {
+        try db.queryValue("SELECT name FROM tallies WHERE id = \(tallyID)", as: String.self)
+    }
+
+    /// Resets fall at the owner's local midnight.
+    static func ownerTimeZone(_ db: some Queryable, tally: Tally) throws -> String {
+        try db.queryValue("SELECT time_zone FROM users WHERE id = \(tally.owner.id)", as: String.self) ?? "UTC"
+    }
 }

@@ -2,12 +2,13 @@ import Foundation
 
 /// Dates and times as a person reads them, in their own time zone.
 enum LocalTime {
-    /// "Sat 14 Nov, 18:05" in `zone`, and the instant for `<time datetime>`.
-    static func format(_ instant: Int64, zone: String) -> (human: String, machine: String) {
+    /// "Sat 14 Nov, 18:05" in `zone` ("Sat 14 Nov 2026, 18:05" with the
+    /// year), and the instant for `<time datetime>`.
+    static func format(_ instant: Int64, zone: String, withYear: Bool = false) -> (human: String, machine: String) {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE d MMM, HH:mm"
+        formatter.dateFormat = withYear ? "EEE d MMM yyyy, HH:mm" : "EEE d MMM, HH:mm"
         return (formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant))), SettingsRoutes.utc(instant, machine: true))
     }
 
