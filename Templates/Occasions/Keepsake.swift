@@ -20,13 +20,13 @@ public enum Keepsake {
 
     public struct Gift: Sendable {
         public var title: String
-        /// The letter or note, rendered from Markdown; empty for none.
-        public var words: HTML
+        /// The letter or note, in Markdown; empty for none.
+        public var letter: String
         /// Photos and players, with paths relative to `index.html`.
         public var media: [MediaView]
-        public init(title: String, words: HTML, media: [MediaView]) {
+        public init(title: String, letter: String, media: [MediaView]) {
             self.title = title
-            self.words = words
+            self.letter = letter
             self.media = media
         }
     }
@@ -62,8 +62,7 @@ public enum Keepsake {
         let gifts = model.gifts.map { gift -> HTML in
             """
             <article class="gift"><h3>\(gift.title)</h3>
-            \(MediaViews.render(gift.media, csrf: nil))
-            \(gift.words)
+            \(MediaViews.gift(media: gift.media, letter: gift.letter, csrf: nil))
             </article>
             """
         }

@@ -40,6 +40,13 @@ public enum MediaViews {
         return "<div class=\"media stack\">\(gallery)\(others.map { player(item: $0, csrf: csrf) })</div>"
     }
 
+    /// A gift as those who may read it see it: its media, then its words
+    /// (Markdown), either of which may be missing.
+    public static func gift(media: [MediaView], letter: String, csrf: String?) -> HTML {
+        let words: HTML = letter.isEmpty ? "" : "<div class=\"letter\">\(Markdown.render(letter))</div>"
+        return "\(render(media, csrf: csrf))\(words)"
+    }
+
     static func photo(item: MediaView, csrf: String?) -> HTML {
         """
         <li class="media-gallery__item"><figure class="media-item" data-media>

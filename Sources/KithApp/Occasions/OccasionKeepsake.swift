@@ -79,7 +79,7 @@ enum OccasionKeepsake {
         let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state == .unlocked }.map { gift in
             let giver = names[gift.authorID] ?? "someone"
             return Keepsake.Gift(
-                title: "\(gift.kind.label) from \(giver)", words: gift.body.isEmpty ? "" : "<div class=\"letter\">\(Markdown.render(gift.body))</div>",
+                title: "\(gift.kind.label) from \(giver)", letter: gift.body,
                 media: archived(media[gift.id] ?? [], giver: giver))
         }
         let timeline = try OccasionPages.timelineView(db, scope, zone: zone, csrf: nil)

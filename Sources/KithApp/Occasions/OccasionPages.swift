@@ -183,9 +183,8 @@ enum OccasionPages {
     /// A gift's content as those allowed to read it see it: its media, then
     /// its words.
     static func giftContent(_ gift: Gift, items: [OccasionMediaStore.Item], giver: String, occasionID: Int64, csrf: String?) -> HTML {
-        let media = MediaViews.render(OccasionMedia.views(items, occasionID: occasionID, giver: giver, removable: false), csrf: csrf)
-        let words: HTML = gift.body.isEmpty ? "" : "<div class=\"letter\">\(Markdown.render(gift.body))</div>"
-        return "\(media)\(words)"
+        MediaViews.gift(
+            media: OccasionMedia.views(items, occasionID: occasionID, giver: giver, removable: false), letter: gift.body, csrf: csrf)
     }
 
     /// The celebrant's card for a gift on offer: giver and kind while
