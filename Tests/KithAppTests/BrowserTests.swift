@@ -109,6 +109,21 @@ struct BrowserTests {
         ]
     }
 
+    /// Signs a browser in through the sign-in form, as a person would, and
+    /// waits for the dashboard.
+    static func signIn(_ browser: WebDriverSession, base: String, username: String) throws {
+        try browser.navigate(to: base + "/signin")
+        try browser.execute(
+            """
+            document.querySelector('[name=username]').value = arguments[0];
+            document.querySelector('[name=password]').value = 'correct horse';
+            document.querySelector('[name=username]').form.submit();
+            """, [username])
+        try waitUntil("\(username) is signed in") {
+            (try browser.execute("return document.querySelector('.user-menu') !== null && location.pathname === '/';") as? Bool) == true
+        }
+    }
+
     /// The count as the person sees it, or nil while the section is missing.
     static func shownCount(_ browser: WebDriverSession) throws -> String? {
         try browser.execute("const p = document.querySelector('#counter p'); return p ? p.textContent : null;") as? String

@@ -32,6 +32,22 @@ struct HTMLValidationTests {
         return validator
     }
 
+    /// Fetches each page as its session sees it (each must answer 200),
+    /// saves it in `directory` beside anything already there, and runs the
+    /// checker over the lot.
+    static func expectValid(
+        _ pages: [(name: String, session: WebSession, path: String)], validator: String, directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, session, path) in pages {
+            let response = try session.get(path)
+            #expect(response.status == 200, "\(path)", sourceLocation: sourceLocation)
+            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
+        }
+        let result = try validate(validator, directory: directory.path)
+        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)", sourceLocation: sourceLocation)
+    }
+
     @Test("the landing, not-found and live pages, and the styleguide when served, pass the Nu HTML checker")
     func pagesValidate() throws {
         guard let validator = HTMLValidationTests.validator(for: "the HTML validation test") else { return }

@@ -5,20 +5,6 @@ import Testing
 
 @Suite("Occasions in real browsers", .serialized)
 struct OccasionBrowserTests {
-    /// Signs a browser in through the sign-in form, as a person would.
-    static func signIn(_ browser: WebDriverSession, base: String, username: String) throws {
-        try browser.navigate(to: base + "/signin")
-        try browser.execute(
-            """
-            document.querySelector('[name=username]').value = arguments[0];
-            document.querySelector('[name=password]').value = 'correct horse';
-            document.querySelector('main form').submit();
-            """, [username])
-        try waitUntil("\(username) is signed in") {
-            (try browser.execute("return document.querySelector('.user-menu') !== null && location.pathname === '/';") as? Bool) == true
-        }
-    }
-
     static func text(_ browser: WebDriverSession) throws -> String {
         try browser.execute("return document.body.innerText;") as? String ?? ""
     }
@@ -47,8 +33,8 @@ struct OccasionBrowserTests {
         defer { host.delete() }
         let celebrant = try driver.newSession(capabilities: BrowserTests.capabilities)
         defer { celebrant.delete() }
-        try Self.signIn(host, base: base, username: "hana_host")
-        try Self.signIn(celebrant, base: base, username: "alex_star")
+        try BrowserTests.signIn(host, base: base, username: "hana_host")
+        try BrowserTests.signIn(celebrant, base: base, username: "alex_star")
 
         // The host watches the timeline; it must follow along without a reload.
         try host.navigate(to: occasion + "/timeline")

@@ -42,12 +42,6 @@ struct OccasionHTMLTests {
             ("timeline", rich.party.celebrant, "\(base)/timeline"), ("people", rich.party.host, "\(base)/people"),
             ("host", rich.party.host, "\(base)/host"), ("edit-challenge", rich.party.host, "\(base)/host/challenges/\(rich.challenge + 1)"),
         ]
-        for (name, session, path) in pages {
-            let response = try session.get(path)
-            #expect(response.status == 200, "\(path)")
-            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
-        }
-        let result = try HTMLValidationTests.validate(validator, directory: directory.path)
-        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)")
+        try HTMLValidationTests.expectValid(pages, validator: validator, directory: directory)
     }
 }

@@ -43,7 +43,7 @@ struct OccasionMediaBrowserTests {
         defer { phone.delete() }
 
         // Friend 1 records a voice note on the gift page: record, stop, listen, save.
-        try OccasionBrowserTests.signIn(phone, base: base, username: "friend_1")
+        try BrowserTests.signIn(phone, base: base, username: "friend_1")
         try phone.navigate(to: occasion + "/gift")
         try waitUntil("the recorder is offered") {
             (try phone.execute("return !document.querySelector('[data-recorder]').hidden;") as? Bool) == true
@@ -105,7 +105,7 @@ struct OccasionMediaBrowserTests {
         #expect(try party.post(party.host, "\(party.base)/host/points", [("delta", "30"), ("reason", "Birthday")], from: "\(party.base)/host").status == 303)
         let celebrant = try driver.newSession(capabilities: Self.capabilities)
         defer { celebrant.delete() }
-        try OccasionBrowserTests.signIn(celebrant, base: base, username: "alex_star")
+        try BrowserTests.signIn(celebrant, base: base, username: "alex_star")
         for gift in gifts {
             try celebrant.navigate(to: occasion + "/gifts")
             try celebrant.execute("document.querySelector(arguments[0]).scrollIntoView();", ["form[action$='/gifts/\(gift)/unlock'] button"])

@@ -6,19 +6,6 @@ import Testing
 
 @Suite("Plate games in a real browser", .serialized)
 struct PlateBrowserTests {
-    /// Signs `browser` in through the real form.
-    static func signIn(_ browser: WebDriverSession, base: String, username: String) throws {
-        try browser.navigate(to: base + "/signin")
-        try browser.execute("""
-            document.getElementById('field-username').value = arguments[0];
-            document.getElementById('field-password').value = 'correct horse';
-            document.getElementById('field-username').form.submit();
-            """, [username])
-        try waitUntil("\(username) is signed in") {
-            (try browser.execute("return document.querySelector('.user-menu') !== null && location.pathname === '/';") as? Bool) == true
-        }
-    }
-
     static func stateClass(_ browser: WebDriverSession, _ code: String) throws -> String? {
         try browser.execute("const a = document.querySelector('a[data-state=\"' + arguments[0] + '\"]'); return a ? a.getAttribute('class') : null;", [code])
             as? String
@@ -45,8 +32,8 @@ struct PlateBrowserTests {
         let laptop = try driver.newSession(capabilities: BrowserTests.capabilities)
         defer { laptop.delete() }
 
-        try Self.signIn(phone, base: base, username: "mom")
-        try Self.signIn(laptop, base: base, username: "dad")
+        try BrowserTests.signIn(phone, base: base, username: "mom")
+        try BrowserTests.signIn(laptop, base: base, username: "dad")
         for browser in [phone, laptop] {
             try browser.navigate(to: base + "/games/\(game)")
             try waitUntil("the board's script ran") {

@@ -5,20 +5,6 @@ import Testing
 
 @Suite("Tallies in a real browser", .serialized)
 struct TallyBrowserTests {
-    /// Signs a browser in through the real form.
-    static func signIn(_ browser: WebDriverSession, port: Int, username: String) throws {
-        try browser.navigate(to: "http://127.0.0.1:\(port)/signin")
-        try browser.execute(
-            """
-            document.querySelector('[name=username]').value = arguments[0];
-            document.querySelector('[name=password]').value = 'correct horse';
-            document.querySelector('[name=username]').form.submit();
-            """, [username])
-        try waitUntil("\(username) is signed in") {
-            (try browser.execute("return document.body && document.body.textContent.includes('Hello,');") as? Bool) == true
-        }
-    }
-
     /// What a screen reader hears for the tally's count control.
     static func spoken(_ browser: WebDriverSession, _ id: Int64) throws -> String? {
         try browser.execute("const b = document.querySelector('#tally-\(id) .tally-count'); return b ? b.getAttribute('aria-label') : null;")
@@ -57,8 +43,8 @@ struct TallyBrowserTests {
         defer { adaBrowser.delete() }
         let bobBrowser = try driver.newSession(capabilities: BrowserTests.capabilities)
         defer { bobBrowser.delete() }
-        try Self.signIn(adaBrowser, port: app.port, username: "ada")
-        try Self.signIn(bobBrowser, port: app.port, username: "bob")
+        try BrowserTests.signIn(adaBrowser, base: "http://127.0.0.1:\(app.port)", username: "ada")
+        try BrowserTests.signIn(bobBrowser, base: "http://127.0.0.1:\(app.port)", username: "bob")
         for browser in [adaBrowser, bobBrowser] {
             try waitUntil("the list shows the shared tally") { try Self.spoken(browser, id) == "Pancakes, 0, increment" }
             try BrowserTests.setMarker(browser)

@@ -365,12 +365,6 @@ struct TallyHTMLTests {
             ("home-empty", try Tallies.person(cast.app, "newbie").session, "/"),
         ]
         let directory = try TemporaryDirectory("kith-tally-html")
-        for (name, session, path) in pages {
-            let response = try session.get(path)
-            #expect(response.status == 200, "\(path)")
-            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
-        }
-        let result = try HTMLValidationTests.validate(validator, directory: directory.path)
-        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)")
+        try HTMLValidationTests.expectValid(pages, validator: validator, directory: directory)
     }
 }
