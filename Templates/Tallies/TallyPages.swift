@@ -256,23 +256,15 @@ public enum TallyPages {
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
         sections.append(card(title: "Colour", colour(item)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
-        sections.append(card(title: "Notifications", """
-            <form class="stack" method="post"\(attribute: "action", "\(item.path)/mute")>
-            \(Layout.csrfField(csrf))
-            <p class="muted">\(model.muted ? "You won't hear about friends' changes to this tally." : "Your inbox tells you when friends change this tally.")</p>
-            <input type="hidden" name="muted"\(attribute: "value", model.muted ? "0" : "1")>
-            <div>\(Button.secondary(model.muted ? "Unmute" : "Mute", small: true))</div>
-            </form>
-            """))
+        sections.append(card(title: "Notifications", toggle(
+            action: "\(item.path)/mute", field: "muted", isOn: model.muted, csrf: csrf,
+            note: model.muted ? "You won't hear about friends' changes to this tally." : "Your inbox tells you when friends change this tally.",
+            button: model.muted ? "Unmute" : "Mute")))
         if model.canManage {
-            sections.append(card(title: "Fireworks", """
-                <form class="stack" method="post"\(attribute: "action", "\(item.path)/fireworks")>
-                \(Layout.csrfField(csrf))
-                <p class="muted">\(item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.")</p>
-                <input type="hidden" name="fireworks"\(attribute: "value", item.fireworks ? "0" : "1")>
-                <div>\(Button.secondary(item.fireworks ? "Turn fireworks off" : "Turn fireworks on", small: true))</div>
-                </form>
-                """))
+            sections.append(card(title: "Fireworks", toggle(
+                action: "\(item.path)/fireworks", field: "fireworks", isOn: item.fireworks, csrf: csrf,
+                note: item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.",
+                button: item.fireworks ? "Turn fireworks off" : "Turn fireworks on")))
             sections.append(card(title: "Delete", """
                 <form class="stack" method="post"\(attribute: "action", "\(item.path)/delete")>
                 \(Layout.csrfField(csrf))
@@ -301,6 +293,18 @@ public enum TallyPages {
                 </div>
                 </div>
                 """)
+    }
+
+    /// A setting that is on or off: the form posts the opposite.
+    static func toggle(action: String, field: String, isOn: Bool, csrf: String?, note: String, button: String) -> HTML {
+        """
+        <form class="stack" method="post"\(attribute: "action", action)>
+        \(Layout.csrfField(csrf))
+        <p class="muted">\(note)</p>
+        <input type="hidden"\(attribute: "name", field)\(attribute: "value", isOn ? "0" : "1")>
+        <div>\(Button.secondary(button, small: true))</div>
+        </form>
+        """
     }
 
     static func card(title: String, _ body: HTML) -> HTML {
