@@ -24,6 +24,18 @@ struct ConfigurationTests {
         #expect(overridden.port == 9100)
     }
 
+    @Test("upload limits per kind: 20, 50 and 500 MB unless told otherwise; nonsense is a usage error")
+    func mediaLimits() throws {
+        let defaults = try CommandLineParser.parse([], environment: [:]).1.mediaLimits
+        #expect([defaults.photoBytes, defaults.voiceBytes, defaults.videoBytes] == [20_000_000, 50_000_000, 500_000_000])
+        let (_, config) = try CommandLineParser.parse(
+            ["--max-photo-mb", "8", "--max-video-mb", "1000"], environment: ["KITH_MAX_VOICE_MB": "12", "KITH_MAX_PHOTO_MB": "3"])
+        #expect([config.mediaLimits.photoBytes, config.mediaLimits.voiceBytes, config.mediaLimits.videoBytes] == [8_000_000, 12_000_000, 1_000_000_000])
+        for bad in ["0", "-5", "lots", "5000"] {
+            #expect(throws: UsageError.self) { try CommandLineParser.parse(["--max-photo-mb", bad], environment: [:]) }
+        }
+    }
+
     @Test("migrate and backup are commands; backup needs a file")
     func commands() throws {
         #expect(try CommandLineParser.parse(["migrate"], environment: [:]).0 == .migrate)

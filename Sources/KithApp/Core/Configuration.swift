@@ -6,7 +6,7 @@ import KithCrypto
 public struct KithConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    /// Holds `kith.sqlite` and, later, `media/`.
+    /// Holds `kith.sqlite`, `media/` and `tmp/`.
     public var dataDirectory = "./data"
     /// The public address people use. Absolute links, the expected `Origin`
     /// and `Secure` cookies derive from it. Defaults to `http://HOST:PORT`.
@@ -79,7 +79,7 @@ public enum CommandLineParser {
         Options (environment variable in brackets):
           --host HOST        address to listen on [KITH_HOST] (127.0.0.1)
           --port PORT        port to listen on, 0 for any free one [KITH_PORT] (8080)
-          --data DIR         data directory: kith.sqlite, media/ [KITH_DATA] (./data)
+          --data DIR         data directory: kith.sqlite, media/, tmp/ [KITH_DATA] (./data)
           --base-url URL     public URL, e.g. https://kith.example.org [KITH_BASE_URL]
                              (http://HOST:PORT)
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
