@@ -76,7 +76,8 @@ public enum MediaViews {
 
     static func remove(_ item: MediaView, csrf: String?) -> HTML {
         guard let action = item.removeAction else { return "" }
-        return OccasionPage.action(action, csrf: csrf, button: Button.render("Remove \(item.label)", style: .secondary, small: true))
+        let button: HTML = "<button class=\"button button--secondary button--small\" type=\"submit\"\(attribute: "aria-label", "Remove \(item.label)")>Remove</button>"
+        return OccasionPage.action(action, csrf: csrf, button: button)
     }
 
     /// "1:05" from milliseconds.

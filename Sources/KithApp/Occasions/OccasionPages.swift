@@ -249,9 +249,11 @@ enum OccasionPages {
         let isAuthor = gift.authorID == scope.viewer.userID
         let giver = members.first { $0.userID == gift.authorID }
         let reportAction = OccasionRoutes.report.path(scope.id) + "?gift=\(gift.id)"
-        if scope.role.canPlay {
-            guard let view = card(gift, giver: giver, items: items, scope: scope, app: context.app, csrf: context.csrfToken)
-            else { throw HTTPError.notFound() }
+        // A gift still on offer is the celebrant's card, with its unlock
+        // button; once readable, everyone allowed sees the gift itself.
+        if scope.role.canPlay, gift.state == .onOffer,
+            let view = card(gift, giver: giver, items: items, scope: scope, app: context.app, csrf: context.csrfToken)
+        {
             return context.app.page(
                 OccasionScreens.gift(
                     context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
@@ -265,7 +267,7 @@ enum OccasionPages {
             case .draft: "A draft: only you can see it."
             case .submitted: "Sent to the host, waiting for a price."
             case .onOffer: "On offer for \(OccasionPage.points(gift.cost ?? 0)). \(scope.occasion.celebrantName) sees only who it's from until they unlock it."
-            case .unlocked: "Unlocked by \(scope.occasion.celebrantName)."
+            case .unlocked: scope.role.canPlay ? "Yours: you unlocked it." : "Unlocked by \(scope.occasion.celebrantName)."
             }
         return context.app.page(
             OccasionScreens.gift(
