@@ -1,5 +1,6 @@
 import CKithShim
 import Glibc
+import Synchronization
 
 /// Identifies a connection across threads. File descriptors are reused as
 /// soon as they are closed, so a worker finishing late for a connection that
@@ -15,6 +16,9 @@ final class Connection {
     enum Phase {
         /// Waiting for (more of) a request head. Also the idle keep-alive phase.
         case readingHead
+        /// The head is in and the application is deciding, on a worker,
+        /// whether this request may send its body; nothing more is read.
+        case admitting
         /// Reading the body of `exchange`.
         case readingBody
         /// The handler is running on a worker.
@@ -41,6 +45,9 @@ final class Connection {
     var outputOffset = 0
     var file: FileRegion?
     var fileSent: Int64 = 0
+    /// What is left of a `.segments` body after `output` and `file`.
+    var segments: [BodySegment] = []
+    var nextSegment = 0
 
     /// Edge-triggered readiness: set by epoll, cleared when a call would block.
     var readable = true
@@ -56,6 +63,11 @@ final class Connection {
     var lingerAfterResponse = false
 
     private var cachedPeer: String?
+    /// The client closed its side (or the connection broke): whatever it
+    /// asked for has nobody to answer.
+    var peerHungUp = false
+    /// The address whose per-address slot this connection holds, if any.
+    var addressSlot: String?
 
     init(id: ConnectionID, limits: HTTPParser.Limits) {
         self.id = id
@@ -63,15 +75,19 @@ final class Connection {
     }
 
     var hasBufferedInput: Bool { inputStart < input.count }
-    var hasPendingOutput: Bool { outputOffset < output.count || file != nil }
+    var hasPendingOutput: Bool { outputOffset < output.count || file != nil || nextSegment < segments.count }
 
     var peerAddress: String {
         if let cachedPeer { return cachedPeer }
-        var buffer = [CChar](repeating: 0, count: 64)
-        kith_peer_address(id.fd, &buffer, buffer.count)
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = Self.peerAddress(of: id.fd)
         cachedPeer = text
         return text
+    }
+
+    static func peerAddress(of fd: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        kith_peer_address(fd, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func consumeInput(_ count: Int) {
@@ -92,6 +108,34 @@ final class Connection {
         if let file { close(file.descriptor) }
         file = nil
         fileSent = 0
+        segments = []
+        nextSegment = 0
+    }
+
+    /// Moves the next segment into `output` or `file`. Returns false when
+    /// there is none, or when its file cannot be sent as promised.
+    func loadNextSegment() -> Bool? {
+        guard nextSegment < segments.count else { return nil }
+        let segment = segments[nextSegment]
+        nextSegment += 1
+        switch segment {
+        case .bytes(let bytes):
+            output = bytes
+            outputOffset = 0
+            return true
+        case .file(let path, let length):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            var info = stat()
+            guard fstat(fd, &info) == 0, Int64(info.st_size) == length else {
+                close(fd)
+                return false
+            }
+            file = length > 0 ? FileRegion(descriptor: fd, offset: 0, length: length) : nil
+            if length == 0 { close(fd) }
+            fileSent = 0
+            return true
+        }
     }
 }
 
@@ -107,7 +151,20 @@ final class Exchange {
     var status = 0
     var bytesSent: Int64 = 0
     var bodyLength: Int64 = 0
+    /// Who sent it: the peer, or the client a trusted proxy names.
+    var clientAddress = ""
+    /// The disk space its uploads hold while it lasts.
+    var reservation: UploadReservation?
+    /// Set when the client leaves before its handler ran, so the handler never does.
+    let abandoned = AbandonFlag()
     var headOnly: Bool { head?.method == .head }
+
+    /// Deletes what the body wrote so far and gives back its upload space.
+    func abandonBody() {
+        body.abandon()
+        reservation?.releaseAll()
+        reservation = nil
+    }
 
     init(head: RequestHead?, route: Route?, parameters: PathParameters, started: UInt64) {
         self.head = head
@@ -115,6 +172,15 @@ final class Exchange {
         self.parameters = parameters
         self.started = started
     }
+}
+
+/// Shared between the I/O thread, which sets it when a client goes away,
+/// and the worker about to run that client's handler, which then skips it:
+/// a burst of requests whose clients left costs no work.
+final class AbandonFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// Where body bytes go while they are read.

@@ -13,13 +13,14 @@ final class EventLoop: @unchecked Sendable {
     // be @unchecked Sendable.
     private struct Inbox {
         var completions: [(ConnectionID, Response)] = []
+        var admissions: [(ConnectionID, Admission)] = []
         var streams: [ConnectionID] = []
         var drain = false
         var stop = false
         /// The loop has ended and its descriptors are closed (or closing).
         var closed = false
 
-        var isEmpty: Bool { completions.isEmpty && streams.isEmpty && !drain && !stop }
+        var isEmpty: Bool { completions.isEmpty && admissions.isEmpty && streams.isEmpty && !drain && !stop }
     }
 
     private let core: ServerCore
@@ -35,6 +36,8 @@ final class EventLoop: @unchecked Sendable {
     private var draining = false
     private var now: UInt64 = 0
     private var nextSweep: UInt64 = 0
+    /// When accepting resumes after running out of descriptors; 0 while accepting.
+    private var acceptPausedUntil: UInt64 = 0
     private var cachedDateSecond = -1
     private var cachedDateLine: [UInt8] = []
     /// Reused for every read: connections copy only what they must keep.
@@ -61,6 +64,11 @@ final class EventLoop: @unchecked Sendable {
     /// A worker finished; the loop sends the response.
     func complete(_ id: ConnectionID, _ response: Response) {
         post { $0.completions.append((id, response)) }
+    }
+
+    /// The application decided whether a request may send its body.
+    func admitted(_ id: ConnectionID, _ admission: Admission) {
+        post { $0.admissions.append((id, admission)) }
     }
 
     func streamNeedsAttention(_ id: ConnectionID) {
@@ -93,7 +101,7 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         var events = [UInt64](repeating: 0, count: 512)
         while true {
-            let count = kith_epoll_wait(epoll, &events, 256, 1000)
+            let count = kith_epoll_wait(epoll, &events, 256, acceptPausedUntil == 0 ? 1000 : 50)
             now = kith_monotonic_nanos()
             var stopRequested = false
             for i in 0..<Int(max(count, 0)) {
@@ -105,6 +113,7 @@ final class EventLoop: @unchecked Sendable {
                 default: connectionEvent(fd: Int32(truncatingIfNeeded: data), flags: flags)
                 }
             }
+            if acceptPausedUntil != 0 && now >= acceptPausedUntil { resumeAccepting() }
             if now >= nextSweep {
                 nextSweep = now + 1_000_000_000
                 sweepDeadlines()
@@ -130,6 +139,7 @@ final class EventLoop: @unchecked Sendable {
             let taken = inbox
             // Commands are one-shot: the loop keeps its own `draining` state.
             inbox.completions = []
+            inbox.admissions = []
             inbox.streams = []
             inbox.drain = false
             inbox.stop = false
@@ -141,6 +151,11 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             startResponse(conn, response)
+            process(conn)
+        }
+        for (id, admission) in work.admissions {
+            guard let conn = connection(id), conn.phase == .admitting else { continue }
+            admit(conn, admission)
             process(conn)
         }
         for id in work.streams {
@@ -179,14 +194,32 @@ final class EventLoop: @unchecked Sendable {
     private func acceptConnections() {
         while true {
             let fd = kith_accept(listener)
-            if fd < 0 { return }  // EAGAIN, or a transient error: try again on the next event
+            if fd < 0 {
+                // The listener is level-triggered: a connection left waiting
+                // because no descriptor is free would wake this loop again at
+                // once, forever. Stop listening for a moment instead.
+                let code = errno
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM { pauseAccepting() }
+                return  // EAGAIN, or a transient error: try again on the next event
+            }
             guard !draining, core.reserveConnection() else {
                 close(fd)
                 continue
             }
+            let peer = Connection.peerAddress(of: fd)
+            var slot: String?
+            if core.countsPerAddress(peer) {
+                guard core.reserveAddressSlot(peer) else {
+                    core.releaseConnection()
+                    close(fd)
+                    continue
+                }
+                slot = peer
+            }
             _ = kith_set_nodelay(fd)
             nextGeneration &+= 1
             let conn = Connection(id: ConnectionID(fd: fd, generation: nextGeneration), limits: core.configuration.parserLimits)
+            conn.addressSlot = slot
             if Int(fd) >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
             }
@@ -204,14 +237,35 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    private func pauseAccepting() {
+        guard acceptPausedUntil == 0, listener >= 0 else { return }
+        _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, listener, 0, 0)
+        acceptPausedUntil = now + 100_000_000
+        core.logger.log(["level": "warn", "msg": "out of file descriptors; accepting paused for 100 ms"])
+    }
+
+    private func resumeAccepting() {
+        acceptPausedUntil = 0
+        guard listener >= 0 else { return }
+        _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, listener, KITH_EPOLLIN, Self.listenerTag)
+    }
+
     private func connectionEvent(fd: Int32, flags: UInt32) {
         guard Int(fd) < connections.count, let conn = connections[Int(fd)] else { return }
         if flags & (KITH_EPOLLIN | KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.readable = true }
         if flags & (KITH_EPOLLOUT | KITH_EPOLLHUP | KITH_EPOLLERR) != 0 { conn.writable = true }
+        let hungUp = flags & (KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0
+        if hungUp { conn.peerHungUp = true }
         switch conn.phase {
-        case .streaming where flags & (KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0:
+        case .streaming where hungUp:
             // An event stream's client only ever closes; nothing else arrives.
             closeConnection(conn, streamReason: .disconnected)
+        case .admitting where hungUp, .awaitingHandler where hungUp:
+            // The client hung up while its request waited: a handler that has
+            // not started yet never will (browsers do not half-close, and a
+            // flood of posts whose senders left should cost nothing).
+            conn.exchange?.abandoned.set()
+            closeConnection(conn)
         default:
             process(conn)
         }
@@ -237,7 +291,7 @@ final class EventLoop: @unchecked Sendable {
                 guard parseStep(conn) else { return }
             case .readingBody:
                 guard parseStep(conn) else { return }
-            case .awaitingHandler:
+            case .awaitingHandler, .admitting:
                 return
             case .writing:
                 guard flush(conn) else { return }
@@ -274,8 +328,8 @@ final class EventLoop: @unchecked Sendable {
             conn.readable = false
             return false
         }
-        // End of stream or a reset. A client that half-closes after a complete
-        // request still gets its answer; anything partial is abandoned.
+        // End of stream or a reset: the client is gone, and so is anything
+        // partial. (A half-close counts as gone too; see `connectionEvent`.)
         closeConnection(conn)
         return false
     }
@@ -312,11 +366,11 @@ final class EventLoop: @unchecked Sendable {
         }
         switch step {
         case .failed(let error):
-            conn.exchange?.body.abandon()
+            conn.exchange?.abandonBody()
             respondEarly(conn, HTTPError(error.status, error.message), head: conn.exchange?.head)
             return true
         case .sinkFailed(let error):
-            conn.exchange?.body.abandon()
+            conn.exchange?.abandonBody()
             respondEarly(conn, HTTPError(error.status, error.message), head: conn.exchange?.head)
             return true
         case .event(let event, let consumed):
@@ -328,11 +382,15 @@ final class EventLoop: @unchecked Sendable {
                 beginExchange(conn, head)
                 return true
             case .body:
-                if let exchange = conn.exchange, let route = exchange.route,
-                    conn.parser.bodyBytesSoFar > route.body.maxBytes
-                {
-                    exchange.body.abandon()
-                    respondEarly(conn, Self.tooLarge(route.body.maxBytes), head: exchange.head)
+                if let exchange = conn.exchange, let route = exchange.route {
+                    // A chunked body says nothing of its size in the head: it
+                    // is measured as it comes, against the same limits.
+                    var limit = route.body.maxBytes
+                    if case .buffer = exchange.body { limit = min(limit, route.body.maxBufferedBytes) }
+                    if conn.parser.bodyBytesSoFar > limit {
+                        exchange.abandonBody()
+                        respondEarly(conn, Self.tooLarge(limit), head: exchange.head)
+                    }
                 }
                 return true
             case .end:
@@ -392,20 +450,25 @@ final class EventLoop: @unchecked Sendable {
         case .matched(let route, let parameters, let index):
             let exchange = Exchange(head: head, route: route, parameters: parameters, started: now)
             exchange.routeIndex = index
+            exchange.clientAddress = core.clientAddress(peer: conn.peerAddress, headers: head.headers)
             conn.exchange = exchange
-            if case .length(let length) = head.framing, length > route.body.maxBytes {
-                respondEarly(conn, Self.tooLarge(route.body.maxBytes), head: head, bodyFollows: true)
-                return
-            }
-            if hasBody && route.body.maxBytes == 0 {
-                respondEarly(conn, Self.tooLarge(0), head: head, bodyFollows: true)
+            if hasBody, let refusal = Self.refusal(of: head, by: route.body) {
+                respondEarly(conn, refusal, head: head, bodyFollows: true)
                 return
             }
             if hasBody {
-                exchange.body = makeSink(head, route.body)
-                if head.expectsContinue { queueInterim(conn) }
-                conn.phase = .readingBody
+                // Nothing of the body is read until the application has seen
+                // the head and said yes: a stranger's upload costs one lookup.
+                conn.phase = .admitting
                 conn.deadline = now + core.bodyProgressTimeout
+                let request = Request(head: head, route: route, parameters: parameters, remoteAddress: exchange.clientAddress)
+                let responder = core.responder
+                let id = conn.id
+                let abandoned = exchange.abandoned
+                let accepted = core.workers.submit { [self] in
+                    admitted(id, abandoned.isSet ? .refuse(HTTPError(.badRequest, "Gone.")) : responder.admit(request))
+                }
+                if !accepted { respondEarly(conn, Self.busy, head: head, bodyFollows: true) }
             } else {
                 conn.phase = .readingBody  // the parser still reports .end
                 conn.deadline = now + core.bodyProgressTimeout
@@ -413,21 +476,73 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func makeSink(_ head: RequestHead, _ policy: BodyPolicy) -> BodySink {
+    /// What the head alone says against reading a body: too large for the
+    /// route, or not the kind of body the route takes. Decided before any
+    /// byte of it is read.
+    private static func refusal(of head: RequestHead, by policy: BodyPolicy) -> HTTPError? {
+        if policy.maxBytes == 0 { return tooLarge(0) }
+        let contentType = head.headers["Content-Type"] ?? ""
+        let isMultipart = MultipartParser.boundary(fromContentType: contentType) != nil
+        if policy.maxFileBytes > 0 && !isMultipart && !(policy.acceptsURLEncoded && Self.isURLEncoded(contentType)) {
+            return HTTPError(.unsupportedMediaType, "This form sends files, so it has to be sent as a multipart form.")
+        }
+        if case .length(let length) = head.framing, length > policy.maxBytes { return tooLarge(policy.maxBytes) }
+        // Anything but multipart is held in memory whole: the route's
+        // in-memory limit applies to it from the head.
+        if !isMultipart, case .length(let length) = head.framing, length > policy.maxBufferedBytes {
+            return tooLarge(policy.maxBufferedBytes)
+        }
+        return nil
+    }
+
+    private static let busy: HTTPError = {
+        var headers = HTTPHeaders()
+        headers.add("Retry-After", "5")
+        return HTTPError(.serviceUnavailable, "Kith is very busy right now. Please try again in a moment.", headers: headers)
+    }()
+
+    /// The application's answer to a head: refuse it unread, or start reading.
+    private func admit(_ conn: Connection, _ admission: Admission) {
+        guard let exchange = conn.exchange, let head = exchange.head, let route = exchange.route else { return }
+        switch admission {
+        case .refuse(let error):
+            respondEarly(conn, error, head: head, bodyFollows: true)
+        case .proceed(let firstField):
+            exchange.body = makeSink(head, route.body, exchange: exchange, firstField: firstField)
+            if head.expectsContinue { queueInterim(conn) }
+            conn.phase = .readingBody
+            conn.deadline = now + core.bodyProgressTimeout
+        }
+    }
+
+    private func makeSink(
+        _ head: RequestHead, _ policy: BodyPolicy, exchange: Exchange,
+        firstField: (name: String, value: String, refusal: HTTPError)?
+    ) -> BodySink {
         let contentType = head.headers["Content-Type"] ?? ""
         if let boundary = MultipartParser.boundary(fromContentType: contentType) {
-            return .multipart(
-                MultipartParser(
-                    boundary: boundary, temporaryDirectory: core.configuration.temporaryDirectory,
-                    limits: MultipartParser.Limits(
-                        maxFiles: policy.maxFiles,
-                        maxFieldBytes: min(policy.maxBytes, 1024 * 1024),
-                        maxFileBytes: Int64(policy.maxFileBytes),
-                        maxTotalFileBytes: Int64(policy.maxFileBytes) * Int64(max(policy.maxFiles, 1)))))
+            var parser = MultipartParser(
+                boundary: boundary, temporaryDirectory: core.configuration.temporaryDirectory,
+                limits: MultipartParser.Limits(
+                    maxFiles: policy.maxFiles,
+                    maxFieldBytes: policy.maxBufferedBytes,
+                    maxFileBytes: Int64(policy.maxFileBytes),
+                    maxTotalFileBytes: Int64(policy.maxFileBytes) * Int64(max(policy.maxFiles, 1))))
+            if let firstField {
+                parser.requireFirstField(
+                    firstField.name, value: firstField.value,
+                    refusal: FormError(firstField.refusal.status, firstField.refusal.message))
+            }
+            if policy.maxFileBytes > 0 {
+                let reservation = UploadReservation(budget: core.uploads, address: exchange.clientAddress)
+                exchange.reservation = reservation
+                parser.reservation = reservation
+            }
+            return .multipart(parser)
         }
         var initial: [UInt8] = []
-        if case .length(let length) = head.framing { initial.reserveCapacity(min(length, 1024 * 1024)) }
-        return .buffer(initial, limit: policy.maxBytes)
+        if case .length(let length) = head.framing { initial.reserveCapacity(min(length, policy.maxBufferedBytes)) }
+        return .buffer(initial, limit: policy.maxBufferedBytes)
     }
 
     /// `100 Continue`, so a client that asked waits no longer before sending the body.
@@ -439,7 +554,7 @@ final class EventLoop: @unchecked Sendable {
     /// The whole request is in: build it and hand it to a handler.
     private func endOfRequest(_ conn: Connection) {
         guard let exchange = conn.exchange, let route = exchange.route, let head = exchange.head else { return }
-        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: conn.peerAddress)
+        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: exchange.clientAddress)
         request.routeIndex = exchange.routeIndex
         do {
             if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
@@ -458,36 +573,56 @@ final class EventLoop: @unchecked Sendable {
                 break
             }
         } catch {
-            exchange.body.abandon()
+            exchange.abandonBody()
             respondEarly(conn, HTTPError(error.status, error.message), head: head)
             return
         }
         exchange.body = .none
         conn.phase = .awaitingHandler
         conn.deadline = 0
+        if conn.peerHungUp && !route.runsInline {
+            // The request and the hang-up came in one read: nobody waits for
+            // the answer, so nothing runs (see the `.awaitingHandler` case).
+            exchange.abandoned.set()
+            closeConnection(conn)
+            return
+        }
         let responder = core.responder
+        // From here the request's files, and the disk space they hold, belong
+        // to whoever runs the handler.
+        let reservation = exchange.reservation
+        exchange.reservation = nil
         if route.runsInline {
             let response = responder.respond(to: request)
-            for file in request.form.allFiles { unlink(file.path) }
+            Self.cleanUp(request, reservation)
             startResponse(conn, response)
             return
         }
         let id = conn.id
+        let abandoned = exchange.abandoned
         let accepted = core.workers.submit { [self, request] in
+            if abandoned.isSet {
+                Self.cleanUp(request, reservation)
+                return
+            }
             let response = responder.respond(to: request)
-            // Uploads the handler kept were moved away; the rest go now.
-            for file in request.form.allFiles { unlink(file.path) }
+            Self.cleanUp(request, reservation)
             complete(id, response)
         }
         if !accepted {
-            for file in request.form.allFiles { unlink(file.path) }
-            var headers = HTTPHeaders()
-            headers.add("Retry-After", "5")
-            respondEarly(conn, HTTPError(.serviceUnavailable, "Kith is very busy right now. Please try again in a moment.", headers: headers), head: head)
+            Self.cleanUp(request, reservation)
+            respondEarly(conn, Self.busy, head: head)
         }
     }
 
-    private static func isURLEncoded(_ contentType: String) -> Bool {
+    /// Uploads the handler kept were moved away; the rest go now, and with
+    /// them the request's claim on upload space.
+    private static func cleanUp(_ request: Request, _ reservation: UploadReservation?) {
+        for file in request.form.allFiles { unlink(file.path) }
+        reservation?.releaseAll()
+    }
+
+    static func isURLEncoded(_ contentType: String) -> Bool {
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces().lowercased() }
         return mediaType == "application/x-www-form-urlencoded"
     }
@@ -527,6 +662,7 @@ final class EventLoop: @unchecked Sendable {
         switch response.body {
         case .bytes(let bytes): length = Int64(bytes.count)
         case .file(let region): length = region.length
+        case .segments(let parts): length = parts.reduce(0) { $0 + $1.length }
         case .stream:
             streaming = true
             conn.keepAlive = false
@@ -549,6 +685,11 @@ final class EventLoop: @unchecked Sendable {
                 conn.fileSent = 0
             } else {
                 close(region.descriptor)
+            }
+        case .segments(let parts):
+            if sendBody {
+                conn.segments = parts
+                conn.nextSegment = 0
             }
         case .stream(let start):
             conn.output = out
@@ -629,6 +770,22 @@ final class EventLoop: @unchecked Sendable {
 
     /// Sends what it can. Returns true once everything queued has been sent.
     private func flush(_ conn: Connection) -> Bool {
+        while true {
+            guard flushLoaded(conn) else { return false }
+            switch conn.loadNextSegment() {
+            case nil: return true
+            case true?: continue
+            case false?:
+                // The file changed or went since the response was planned:
+                // the promised length cannot be kept, so end the connection.
+                closeConnection(conn)
+                return false
+            }
+        }
+    }
+
+    /// Sends `output`, then `file`. Returns true once both are sent.
+    private func flushLoaded(_ conn: Connection) -> Bool {
         while conn.outputOffset < conn.output.count {
             guard conn.writable else { return false }
             let n = conn.output.withUnsafeBytes { raw in
@@ -740,7 +897,9 @@ final class EventLoop: @unchecked Sendable {
         connections[Int(conn.id.fd)] = nil
         openConnections -= 1
         core.releaseConnection()
-        conn.exchange?.body.abandon()
+        if let slot = conn.addressSlot { core.releaseAddressSlot(slot) }
+        conn.exchange?.abandoned.set()
+        conn.exchange?.abandonBody()
         conn.resetOutput()
         close(conn.id.fd)
         if let stream = conn.stream {

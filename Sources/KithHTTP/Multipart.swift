@@ -111,6 +111,22 @@ public struct MultipartParser: Sendable {
     /// bounded separately by `maxFieldBytes`.
     private(set) var bufferedHighWaterMark = 0
 
+    /// Disk space this request's files draw on; nil for no budget.
+    var reservation: UploadReservation?
+    /// A field that must open the form, with the value it must have (a CSRF
+    /// token). Checked as soon as the first part ends, so a form without it
+    /// is refused before any of its files reach the disk.
+    private var requiredFirstField: (name: String, value: [UInt8])?
+
+    /// Requires the form to open with the field `name` holding `value`;
+    /// anything else fails with `refusal` before a file part is written.
+    public mutating func requireFirstField(_ name: String, value: String, refusal: FormError) {
+        requiredFirstField = (name, Array(value.utf8))
+        firstFieldRefusal = refusal
+    }
+
+    private var firstFieldRefusal = FormError(.forbidden, "The form was refused.")
+
     /// - Parameters:
     ///   - boundary: a valid boundary, as returned by `boundary(fromContentType:)`.
     ///   - temporaryDirectory: an existing directory, writable by this process,
@@ -195,6 +211,10 @@ public struct MultipartParser: Sendable {
     /// files it lists stay on disk until `discard()`.
     public mutating func finish() throws(FormError) -> FormData {
         if let failure { throw failure }
+        if requiredFirstField != nil {
+            fail(firstFieldRefusal)
+            throw firstFieldRefusal
+        }
         switch state {
         case .epilogue:
             state = .finished
@@ -380,10 +400,12 @@ public struct MultipartParser: Sendable {
         let extendedFilename = parsed.parameter("filename*")
         let plainFilename = parsed.parameter("filename")
         if extendedFilename == nil && plainFilename == nil {
+            if let required = requiredFirstField, required.name != name { throw firstFieldRefusal }
             part = .field(name: name)
             text.removeAll(keepingCapacity: true)
             return
         }
+        if requiredFirstField != nil { throw firstFieldRefusal }
         let rawFilename: String
         if let extended = extendedFilename.flatMap(Self.decodeExtendedValue) {
             rawFilename = extended
@@ -432,6 +454,10 @@ public struct MultipartParser: Sendable {
         part = nil
         switch current {
         case .field(let name):
+            if let required = requiredFirstField {
+                guard Self.constantTimeEquals(text, required.value) else { throw firstFieldRefusal }
+                requiredFirstField = nil
+            }
             if let value = String(validating: text, as: UTF8.self) {
                 form.append(name, value)
             } else {
@@ -474,6 +500,7 @@ public struct MultipartParser: Sendable {
                     .contentTooLarge,
                     "The uploaded files together are larger than the \(describe(limits.maxTotalFileBytes)) limit.")
             }
+            try reservation?.take(size)
             fileSize += size
             fileTotal += size
         case nil:
@@ -567,6 +594,15 @@ public struct MultipartParser: Sendable {
             if errno != EEXIST && errno != EINTR { break }
         }
         throw .storage
+    }
+
+    /// Compares without stopping at the first difference, so the time taken
+    /// does not tell how much of a guessed token was right.
+    private static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
     }
 
     private func hex(_ value: UInt64) -> String {

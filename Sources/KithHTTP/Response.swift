@@ -18,6 +18,11 @@ public struct Response: Sendable {
         /// A long-lived response (Server-Sent Events). `start` runs once the
         /// head is queued; it keeps the stream and writes to it from any thread.
         case stream(@Sendable (ResponseStream) -> Void)
+        /// A body of known length assembled from bytes and whole files, sent
+        /// in order; files go with `sendfile` and are opened only when their
+        /// turn comes, so a large download holds one descriptor at a time
+        /// and no copy. A file whose size changed by then ends the connection.
+        case segments([BodySegment])
     }
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
@@ -50,6 +55,21 @@ public struct Response: Sendable {
         case .bytes(let bytes): Int64(bytes.count)
         case .file(let region): region.length
         case .stream: nil
+        case .segments(let parts): parts.reduce(0) { $0 + $1.length }
+        }
+    }
+}
+
+/// One piece of a `.segments` body.
+public enum BodySegment: Sendable {
+    case bytes([UInt8])
+    /// The whole file at `path`, which must be `length` bytes long when sent.
+    case file(path: String, length: Int64)
+
+    public var length: Int64 {
+        switch self {
+        case .bytes(let bytes): Int64(bytes.count)
+        case .file(_, let length): length
         }
     }
 }

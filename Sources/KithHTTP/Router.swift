@@ -116,21 +116,42 @@ public struct PathParameters: Sendable {
 public struct BodyPolicy: Sendable {
     /// Total bytes of body accepted.
     public var maxBytes: Int
+    /// Bytes held in memory: an urlencoded or raw body whole, the text fields
+    /// of a multipart one. Small on every route, so that a body nobody will
+    /// read cannot cost the server its memory.
+    public var maxBufferedBytes: Int
     /// Whether multipart file parts are accepted (streamed to disk), and how large each may be.
     public var maxFileBytes: Int
     public var maxFiles: Int
+    /// Whether a route that takes files also takes an urlencoded form (a
+    /// form whose file is optional). Otherwise such a route answers 415 to
+    /// anything but multipart, before reading.
+    public var acceptsURLEncoded: Bool
 
-    public init(maxBytes: Int, maxFileBytes: Int = 0, maxFiles: Int = 0) {
+    /// The in-memory ceiling of every route that does not name its own.
+    public static let defaultBufferedBytes = 64 * 1024
+
+    public init(
+        maxBytes: Int, maxBufferedBytes: Int? = nil, maxFileBytes: Int = 0, maxFiles: Int = 0, acceptsURLEncoded: Bool? = nil
+    ) {
         self.maxBytes = maxBytes
+        self.acceptsURLEncoded = acceptsURLEncoded ?? (maxFileBytes == 0)
+        self.maxBufferedBytes = min(maxBytes, maxBufferedBytes ?? Self.defaultBufferedBytes)
         self.maxFileBytes = maxFileBytes
         self.maxFiles = maxFiles
     }
 
     public static let none = BodyPolicy(maxBytes: 0)
-    /// An ordinary form: fields only, enough for a long letter.
-    public static let form = BodyPolicy(maxBytes: 256 * 1024)
-    public static func uploads(maxFileBytes: Int, maxFiles: Int = 20) -> BodyPolicy {
-        BodyPolicy(maxBytes: maxFileBytes * maxFiles + 1024 * 1024, maxFileBytes: maxFileBytes, maxFiles: maxFiles)
+    /// An ordinary form: fields only.
+    public static let form = BodyPolicy(maxBytes: defaultBufferedBytes)
+    /// A form with one long text, such as a letter of 20,000 characters in a
+    /// script that percent-encodes to 6–12 bytes a character.
+    public static let longForm = BodyPolicy(maxBytes: 256 * 1024, maxBufferedBytes: 256 * 1024)
+    /// Files streamed to disk (multipart only), with small text fields beside them.
+    public static func uploads(maxFileBytes: Int, maxFiles: Int = 20, acceptsURLEncoded: Bool = false) -> BodyPolicy {
+        BodyPolicy(
+            maxBytes: maxFileBytes * maxFiles + 1024 * 1024, maxFileBytes: maxFileBytes, maxFiles: maxFiles,
+            acceptsURLEncoded: acceptsURLEncoded)
     }
 }
 

@@ -8,9 +8,29 @@ import Synchronization
 /// the application renders its own errors.
 public protocol HTTPResponder: Sendable {
     func decide(method: HTTPMethod, path: String) -> RouteDecision
+    /// Runs on a worker for every request with a body, after its head and
+    /// before a single body byte is read or written anywhere: whoever may
+    /// not send this request is answered here, and the body is never read.
+    /// The request has no form or body yet.
+    func admit(_ request: Request) -> Admission
     func respond(to request: Request) -> Response
     /// A page for an error found before any handler ran (or thrown by one).
     func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response
+}
+
+/// What `HTTPResponder.admit` decided about a request from its head.
+public enum Admission: Sendable {
+    /// Read the body. A multipart body must open with this field (name and
+    /// value), checked before any file part is written; `refusal` otherwise.
+    case proceed(firstField: (name: String, value: String, refusal: HTTPError)?)
+    /// Answer this and leave the body unread.
+    case refuse(HTTPError)
+
+    public static let proceed = Admission.proceed(firstField: nil)
+}
+
+extension HTTPResponder {
+    public func admit(_ request: Request) -> Admission { .proceed }
 }
 
 public enum ServerError: Error, CustomStringConvertible {
@@ -38,7 +58,11 @@ final class ServerCore: Sendable {
     let writeProgressTimeout: UInt64
     let keepAliveTimeout: UInt64
     let lingerTimeout: UInt64
+    let uploads: UploadBudget
+    /// `maxConnections`, lowered to what the descriptor limit allows.
+    let connectionCap: Int
     private let connections = Atomic<Int>(0)
+    private let connectionsByAddress = Mutex<[String: Int]>([:])
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
@@ -52,11 +76,23 @@ final class ServerCore: Sendable {
         writeProgressTimeout = nanos(configuration.writeProgressTimeout)
         keepAliveTimeout = nanos(configuration.keepAliveTimeout)
         lingerTimeout = nanos(configuration.lingerTimeout)
+        uploads = UploadBudget(
+            totalBytes: configuration.uploadSpaceBytes, perAddressBytes: configuration.uploadSpacePerAddressBytes)
+        // Thousands of open event streams need thousands of descriptors; the
+        // soft limit is often 1024 while the hard limit allows far more. Past
+        // whatever we get, accept() would fail with EMFILE: stop short of it.
+        var limit: UInt64 = 0
+        _ = kith_raise_nofile_limit(&limit)
+        // The reserve shrinks with a small limit, so that one still serves.
+        let descriptors = Int(clamping: limit)
+        let reserve = min(configuration.descriptorReserve, descriptors / 4)
+        let available = limit > 0 ? descriptors - reserve : configuration.maxConnections
+        connectionCap = max(1, min(configuration.maxConnections, available))
     }
 
     func reserveConnection() -> Bool {
         let (_, after) = connections.add(1, ordering: .relaxed)
-        if after > configuration.maxConnections {
+        if after > connectionCap {
             connections.subtract(1, ordering: .relaxed)
             return false
         }
@@ -64,6 +100,34 @@ final class ServerCore: Sendable {
     }
 
     func releaseConnection() { connections.subtract(1, ordering: .relaxed) }
+
+    /// Whether connections from `peer` count against the per-address cap:
+    /// everyone's but a trusted proxy's.
+    func countsPerAddress(_ peer: String) -> Bool {
+        !configuration.trustedProxies.contains { $0.contains(peer) }
+    }
+
+    /// Takes one of `address`'s connection slots; false when it has none left.
+    func reserveAddressSlot(_ address: String) -> Bool {
+        connectionsByAddress.withLock { counts in
+            let open = counts[address, default: 0]
+            guard open < configuration.maxConnectionsPerAddress else { return false }
+            counts[address] = open + 1
+            return true
+        }
+    }
+
+    func releaseAddressSlot(_ address: String) {
+        connectionsByAddress.withLock { counts in
+            let left = counts[address, default: 0] - 1
+            counts[address] = left > 0 ? left : nil
+        }
+    }
+
+    /// The client behind a request, believing forwarding headers only from trusted proxies.
+    func clientAddress(peer: String, headers: HTTPHeaders) -> String {
+        ClientAddress.resolve(peer: peer, headers: headers, trusted: configuration.trustedProxies)
+    }
 
     var openConnections: Int { connections.load(ordering: .relaxed) }
 }
@@ -89,6 +153,11 @@ public final class Server: Sendable {
     public var configuration: ServerConfiguration { core.configuration }
     public var port: Int { state.withLock { $0.port } }
     public var openConnections: Int { core.openConnections }
+    /// The connection cap in force: the configured one, or less when the
+    /// descriptor limit is lower.
+    public var connectionCap: Int { core.connectionCap }
+    /// Disk space reserved by uploads in progress.
+    public var uploadBytesInUse: Int64 { core.uploads.bytesInUse }
 
     /// Binds one listening socket per loop on the same port and starts the
     /// loops. Returns the bound port (useful with port 0).
@@ -96,10 +165,6 @@ public final class Server: Sendable {
     public func start() throws(ServerError) -> Int {
         // A client that disappears mid-write must cost an EPIPE, not the process.
         signal(SIGPIPE, SIG_IGN)
-        // Thousands of open event streams need thousands of descriptors; the
-        // soft limit is often 1024 while the hard limit allows far more.
-        var limit: UInt64 = 0
-        _ = kith_raise_nofile_limit(&limit)
         let config = core.configuration
         var port = config.port
         var listeners: [Int32] = []

@@ -10,7 +10,24 @@ public struct ServerConfiguration: Sendable {
     public var workers = 16
     /// Requests waiting for a worker before new ones are answered 503.
     public var workQueueCapacity = 4096
+    /// The most connections open at once. Lowered at start to fit the
+    /// process's descriptor limit (`RLIMIT_NOFILE`), less `descriptorReserve`.
     public var maxConnections = 16_384
+    /// Descriptors kept free for the database, uploads, media files and logs.
+    public var descriptorReserve = 128
+    /// The most connections one client address may hold open. Connections
+    /// from a trusted proxy are not counted here (the proxy is everybody);
+    /// the application limits what each real client behind it may do.
+    public var maxConnectionsPerAddress = 256
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` headers are believed
+    /// about who the client is. Empty: the socket peer is the client.
+    public var trustedProxies: [AddressBlock] = []
+    /// The most body bytes held in memory for any request: urlencoded forms,
+    /// raw bodies and the text fields of multipart forms. Files go to disk.
+    public var maxBufferedBodyBytes = 64 * 1024
+    /// Disk space for uploads in progress, in all and per client address.
+    public var uploadSpaceBytes: Int64 = 4 << 30
+    public var uploadSpacePerAddressBytes: Int64 = 1 << 30
     public var parserLimits = HTTPParser.Limits()
 
     /// From the first byte of a request until its head is complete.

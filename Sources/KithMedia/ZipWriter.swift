@@ -121,6 +121,43 @@ public final class ZipWriter {
         records.append(record)
     }
 
+    /// Adds an entry of `size` bytes whose CRC-32 is already known and whose
+    /// bytes the caller delivers itself, in order, from `deliver` — where a
+    /// server splices the file into the response with `sendfile` instead of
+    /// copying it through the sink. The local header carries the real CRC
+    /// and sizes, so no data descriptor follows.
+    public func add(name: String, size: UInt64, crc32: UInt32, deliver: () throws -> Void) throws {
+        let encodedName = try claim(name)
+        let record = CentralRecord(name: encodedName, crc: crc32, size: size, localHeaderOffset: bytesWritten, flags: 0x0800)
+        try emit(localHeader(for: record, zip64: size >= zip64Limit))
+        do {
+            try deliver()
+        } catch {
+            throw fail(error)
+        }
+        bytesWritten += size
+        records.append(record)
+    }
+
+    /// The CRC-32 of a whole file, read in chunks.
+    public static func crc32(ofFileAt path: String) throws -> UInt32 {
+        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        let size = try file.size()
+        var crc = CRC32()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: UInt64 = 0
+        while offset < size {
+            let wanted = Int(min(UInt64(buffer.count), size - offset))
+            let got = try buffer.withUnsafeMutableBytes { raw in
+                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]), at: offset)
+            }
+            guard got == wanted else { throw MediaFileError.changedWhileReading(file.path) }
+            crc.update(got == buffer.count ? buffer : Array(buffer[0..<got]))
+            offset += UInt64(got)
+        }
+        return crc.value
+    }
+
     /// Sends the file's bytes to the sink in chunks; returns their CRC-32.
     private func stream(_ file: FileDescriptor, size: UInt64) throws -> UInt32 {
         var crc = CRC32()

@@ -51,9 +51,16 @@ final class KithProcess {
         return directory.appendingPathComponent(name)
     }
 
-    init(_ name: String = "kith", arguments: [String]) throws {
-        process.executableURL = Self.executable(name)
-        process.arguments = arguments
+    /// - Parameter wrapper: a command that runs the executable in turn,
+    ///   such as `prlimit --nofile=128:128`; it must exec, keeping the pid.
+    init(_ name: String = "kith", wrapper: [String] = [], arguments: [String]) throws {
+        if let command = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(wrapper.dropFirst()) + [Self.executable(name).path] + arguments
+        } else {
+            process.executableURL = Self.executable(name)
+            process.arguments = arguments
+        }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -77,6 +84,17 @@ final class KithProcess {
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// User and system CPU time the process has used so far.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command name: state is the 3rd field, utime the 14th, stime the 15th.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
 
     /// Waits for the process to exit and returns its status.
     func wait(timeout: Double = 30) -> Int32? {

@@ -227,7 +227,7 @@ struct OccasionMediaTests {
         // A file left on disk by a crash between rename and commit is swept at start.
         try FileManager.default.createDirectory(atPath: Self.mediaDirectory(app) + "/ab", withIntermediateDirectories: true)
         let orphan = Self.mediaDirectory(app) + "/ab/" + String(repeating: "ab", count: 32)
-        FileManager.default.createFile(atPath: orphan, contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: orphan, contents: Data([1, 2, 3]))
         try app.app.media.sweepOrphans(app.app.database)
         #expect(!FileManager.default.fileExists(atPath: orphan))
     }

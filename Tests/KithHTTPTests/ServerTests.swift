@@ -19,6 +19,9 @@ final class EngineHarness: @unchecked Sendable {
     static let download = Route(.get, "/download")
     static let events = Route(.get, "/events")
     static let crash = Route(.get, "/crash")
+    static let whoami = Route(.get, "/whoami")
+    static let count = Route(.post, "/count")
+    static let form = Route(.post, "/form", body: .form)
 
     let server: Server
     let port: Int
@@ -26,8 +29,13 @@ final class EngineHarness: @unchecked Sendable {
     let directory: TemporaryDirectory
     let uploads = Locked<[UploadedFile]>([])
     let streams = Locked<[ResponseStream]>([])
+    /// How many times `/count` ran.
+    let counted = Locked(0)
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        admit: @escaping @Sendable (Request) -> Admission = { _ in .proceed }
+    ) throws {
         directory = try TemporaryDirectory("kith-engine")
         let publicDirectory = directory.path + "/public"
         mkdir(publicDirectory, 0o755)
@@ -79,6 +87,13 @@ final class EngineHarness: @unchecked Sendable {
                 _ = stream.write(": open\n\n")
             }))
         }
+        router.on(Self.whoami) { context in .text(context.request.remoteAddress) }
+        let counted = self.counted
+        router.on(Self.count) { _ in
+            counted.withLock { $0 += 1 }
+            return .text("counted")
+        }
+        router.on(Self.form) { context in .text("fields: \(context.request.form.fields.count)") }
         router.on(Self.crash) { _ in
             struct Secret: Error {}
             throw Secret()
@@ -90,7 +105,8 @@ final class EngineHarness: @unchecked Sendable {
         configuration.temporaryDirectory = directory.path + "/tmp"
         configuration.defaultHeaders.add("X-Content-Type-Options", "nosniff")
         configure(&configuration)
-        server = Server(configuration: configuration, responder: TestResponder(router: router), logger: Logger(enabled: false))
+        server = Server(
+            configuration: configuration, responder: TestResponder(router: router, admission: admit), logger: Logger(enabled: false))
         port = try server.start()
     }
 
@@ -108,6 +124,9 @@ final class EngineHarness: @unchecked Sendable {
 
 struct TestResponder: HTTPResponder {
     let router: Router<EngineHarness.Context>
+    let admission: @Sendable (Request) -> Admission
+
+    func admit(_ request: Request) -> Admission { admission(request) }
 
     func decide(method: HTTPMethod, path: String) -> RouteDecision { router.decide(method: method, path: path) }
 

@@ -7,9 +7,21 @@ public final class TestClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
-    public init(port: Int, host: String = "127.0.0.1") throws {
+    /// - Parameter source: the local address to connect from, such as
+    ///   `127.0.0.2`: any address in 127.0.0.0/8 is this machine, so tests
+    ///   can play several clients from several addresses.
+    public init(port: Int, host: String = "127.0.0.1", from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestError("socket failed") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw TestError("bind to \(source) failed: errno \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

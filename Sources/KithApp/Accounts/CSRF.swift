@@ -9,20 +9,24 @@ enum CSRF {
     static let fieldName = "_csrf"
     static let headerName = "X-CSRF-Token"
 
-    static func check(_ request: Request, expectedToken: String, origin allowedOrigin: String) throws(HTTPError) {
+    /// The half of the check a request's head can answer: where it comes from.
+    static func checkOrigin(_ request: Request, origin allowedOrigin: String) throws(HTTPError) {
         if let origin = request.headers["Origin"] {
             // `Origin: null` (privacy-sensitive contexts, some redirects) is not ours either.
             guard origin == allowedOrigin else { throw refused }
         } else if let site = request.headers["Sec-Fetch-Site"] {
             guard site == "same-origin" || site == "none" else { throw refused }
         }
-        let sent = request.form[fieldName] ?? request.headers[headerName] ?? ""
+    }
+
+    static func checkToken(_ sent: String?, expected expectedToken: String) throws(HTTPError) {
+        let sent = sent ?? ""
         guard !sent.isEmpty, constantTimeEquals(Array(sent.utf8), Array(expectedToken.utf8)) else { throw expired }
     }
 
     private static let refused = HTTPError(
         .forbidden, "That request came from another site, so Kith ignored it. Nothing was changed.")
-    private static let expired = HTTPError(
+    static let expired = HTTPError(
         .forbidden, "This form has expired. Go back, reload the page and try again. Nothing was changed.")
 
     /// `scheme://host[:port]` of a base URL, as browsers write it in `Origin`.

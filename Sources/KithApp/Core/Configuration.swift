@@ -1,5 +1,6 @@
 import Glibc
 import KithCrypto
+import KithHTTP
 
 /// Everything `kith` can be told, from flags or `KITH_*` environment
 /// variables (flags win). `kith --help` prints `CommandLine.usage`.
@@ -24,6 +25,15 @@ public struct KithConfiguration: Sendable {
     public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
     /// The largest photo, voice note and video a person may upload.
     public var mediaLimits = MediaLimits()
+    // Fair shares of the server (see the README's Security section).
+    /// Reverse proxies whose forwarding headers name the real client.
+    public var trustedProxies: [AddressBlock] = []
+    /// Open connections one client address may hold.
+    public var maxConnectionsPerAddress = 256
+    /// Disk space for uploads in progress, in all and per client address, in bytes.
+    public var uploadSpaceBytes: Int64 = 4_000_000_000
+    public var uploadSpacePerAddressBytes: Int64 = 1_000_000_000
+
     /// Seconds since 1970. Tests move time forward by replacing it.
     public var clock: @Sendable () -> Int64 = { Int64(time(nil)) }
 
@@ -91,6 +101,16 @@ public enum CommandLineParser {
           --max-photo-mb N   largest photo upload [KITH_MAX_PHOTO_MB] (20)
           --max-voice-mb N   largest voice note upload [KITH_MAX_VOICE_MB] (50)
           --max-video-mb N   largest video upload [KITH_MAX_VIDEO_MB] (500)
+          --trusted-proxy CIDR[,CIDR…]
+                             reverse proxies whose X-Forwarded-For / Forwarded
+                             name the client [KITH_TRUSTED_PROXY] (none)
+          --max-connections-per-address N
+                             open connections per client address
+                             [KITH_MAX_CONNECTIONS_PER_ADDRESS] (256)
+          --upload-space-mb N
+                             disk for uploads in progress, in all [KITH_UPLOAD_SPACE_MB] (4000)
+          --upload-space-per-address-mb N
+                             the same, per client address [KITH_UPLOAD_SPACE_PER_ADDRESS_MB] (1000)
         """
 
     public static func parse(_ arguments: [String], environment: [String: String]) throws -> (KithCommand, KithConfiguration) {
@@ -107,6 +127,14 @@ public enum CommandLineParser {
         if let value = environment["KITH_MAX_PHOTO_MB"] { config.mediaLimits.photoBytes = try megabytes(value, "KITH_MAX_PHOTO_MB") }
         if let value = environment["KITH_MAX_VOICE_MB"] { config.mediaLimits.voiceBytes = try megabytes(value, "KITH_MAX_VOICE_MB") }
         if let value = environment["KITH_MAX_VIDEO_MB"] { config.mediaLimits.videoBytes = try megabytes(value, "KITH_MAX_VIDEO_MB") }
+        if let value = environment["KITH_TRUSTED_PROXY"] { config.trustedProxies = try addressBlocks(value) }
+        if let value = environment["KITH_MAX_CONNECTIONS_PER_ADDRESS"] {
+            config.maxConnectionsPerAddress = try connections(value, "KITH_MAX_CONNECTIONS_PER_ADDRESS")
+        }
+        if let value = environment["KITH_UPLOAD_SPACE_MB"] { config.uploadSpaceBytes = Int64(try megabytes(value, "KITH_UPLOAD_SPACE_MB", upTo: 1_000_000)) }
+        if let value = environment["KITH_UPLOAD_SPACE_PER_ADDRESS_MB"] {
+            config.uploadSpacePerAddressBytes = Int64(try megabytes(value, "KITH_UPLOAD_SPACE_PER_ADDRESS_MB", upTo: 1_000_000))
+        }
 
         var command: KithCommand?
         var rest = arguments[...]
@@ -144,6 +172,11 @@ public enum CommandLineParser {
             case "--max-photo-mb": config.mediaLimits.photoBytes = try megabytes(try value(for: argument), argument)
             case "--max-voice-mb": config.mediaLimits.voiceBytes = try megabytes(try value(for: argument), argument)
             case "--max-video-mb": config.mediaLimits.videoBytes = try megabytes(try value(for: argument), argument)
+            case "--trusted-proxy": config.trustedProxies = try addressBlocks(try value(for: argument))
+            case "--max-connections-per-address": config.maxConnectionsPerAddress = try connections(try value(for: argument), argument)
+            case "--upload-space-mb": config.uploadSpaceBytes = Int64(try megabytes(try value(for: argument), argument, upTo: 1_000_000))
+            case "--upload-space-per-address-mb":
+                config.uploadSpacePerAddressBytes = Int64(try megabytes(try value(for: argument), argument, upTo: 1_000_000))
             default: throw UsageError("unknown argument: \(argument) (see kith --help)")
             }
         }
@@ -160,9 +193,22 @@ public enum CommandLineParser {
         return value
     }
 
-    private static func megabytes(_ text: String, _ name: String) throws -> Int {
-        guard let value = Int(text), (1...4000).contains(value) else { throw UsageError("\(name) takes megabytes from 1 to 4000") }
+    private static func megabytes(_ text: String, _ name: String, upTo limit: Int = 4000) throws -> Int {
+        guard let value = Int(text), (1...limit).contains(value) else { throw UsageError("\(name) takes megabytes from 1 to \(limit)") }
         return value * 1_000_000
+    }
+
+    private static func connections(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text), (1...1_000_000).contains(value) else { throw UsageError("\(name) takes a number from 1 to 1000000") }
+        return value
+    }
+
+    /// `10.0.0.0/8,::1` and the like; an empty list is allowed (trust nobody).
+    private static func addressBlocks(_ text: String) throws -> [AddressBlock] {
+        try text.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.map {
+            guard let block = AddressBlock($0) else { throw UsageError("not an address or CIDR block: \($0)") }
+            return block
+        }
     }
 
     private static func baseURL(_ text: String) throws -> String {

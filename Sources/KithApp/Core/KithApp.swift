@@ -35,6 +35,8 @@ public final class KithApp: HTTPResponder {
     let passwords: PasswordHasher
     let sessions: Sessions
     private let router: Router<RequestContext>
+    /// Registered with the routes, before the server starts; read-only after.
+    private nonisolated(unsafe) var admissionRules: [AdmissionRule] = []
     private let contextBox = ContextBox()
     /// The port actually bound, when the configuration asked for any (0).
     private let boundPort = Lock<Int?>(nil)
@@ -131,6 +133,36 @@ public final class KithApp: HTTPResponder {
         router.decide(method: method, path: path)
     }
 
+    /// Decided from the head of every request with a body, before the body
+    /// is read: the session, the origin, the CSRF token when a header
+    /// carries it, and membership of any scope the path names. A multipart
+    /// form must then open with its token, so a stranger's upload never
+    /// reaches the disk; an urlencoded one (64 KiB at most) is checked whole.
+    public func admit(_ request: Request) -> Admission {
+        if request.route.runsInline { return .proceed }
+        do {
+            let context = try RequestContext.make(request, app: self, admitting: true)
+            let names = request.route.pattern.parameterNames
+            for rule in admissionRules where names.contains(rule.parameter) { try rule.check(context) }
+            let multipart = MultipartParser.boundary(fromContentType: request.headers["Content-Type"] ?? "") != nil
+            guard multipart, request.headers[CSRF.headerName] == nil else { return .proceed }
+            return .proceed(firstField: (CSRF.fieldName, context.csrfToken, CSRF.expired))
+        } catch let error as HTTPError {
+            if let cause = error.cause { logCause(cause, request: request, status: error.status) }
+            return .refuse(error)
+        } catch {
+            logCause(error, request: request, status: .internalServerError)
+            return .refuse(.internal(error))
+        }
+    }
+
+    /// Admits a request whose path names a `parameter` of scope `S` only
+    /// from someone the scope's loader lets in (outsiders: 404, unread).
+    /// Each feature calls this once for its scope.
+    public func admitMembers<S: Scope>(of scope: S.Type, parameter: String) {
+        admissionRules.append(AdmissionRule(parameter: parameter) { context in _ = try context.load(S.self, parameter: parameter) })
+    }
+
     public func respond(to request: Request) -> Response {
         router.respond(
             to: request, errorResponse: { errorResponse($0, for: request) },
@@ -188,6 +220,12 @@ public final class KithApp: HTTPResponder {
         headers.add("Permissions-Policy", "camera=(self), microphone=(self), geolocation=(), interest-cohort=()")
         return headers
     }
+}
+
+/// A check on the head of requests whose path names `parameter`.
+struct AdmissionRule: Sendable {
+    let parameter: String
+    let check: @Sendable (RequestContext) throws -> Void
 }
 
 /// Lets the router's context factory reach the app it belongs to without a

@@ -14,6 +14,10 @@ public final class KithServer: Sendable {
         engine.eventLoops = config.eventLoops
         engine.workers = config.workers
         engine.temporaryDirectory = config.dataDirectory + "/tmp"
+        engine.trustedProxies = config.trustedProxies
+        engine.maxConnectionsPerAddress = config.maxConnectionsPerAddress
+        engine.uploadSpaceBytes = config.uploadSpaceBytes
+        engine.uploadSpacePerAddressBytes = config.uploadSpacePerAddressBytes
         engine.defaultHeaders = KithApp.securityHeaders()
         server = Server(configuration: engine, responder: app, logger: app.logger)
     }

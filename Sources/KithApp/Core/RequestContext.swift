@@ -15,7 +15,10 @@ public struct RequestContext: Sendable {
     /// Cookies to send with the response.
     var cookies: [SetCookie]
 
-    static func make(_ request: Request, app: KithApp) throws -> RequestContext {
+    /// - Parameter admitting: true when only the head has arrived (see
+    ///   `KithApp.admit`): the CSRF token is checked now only if it came in
+    ///   a header; from a form it is checked with the body.
+    static func make(_ request: Request, app: KithApp, admitting: Bool = false) throws -> RequestContext {
         // Inline routes (static files, health checks) run on an I/O thread,
         // where nothing may touch the database; they need no identity.
         if request.route.runsInline {
@@ -23,7 +26,11 @@ public struct RequestContext: Sendable {
         }
         let resolved = try app.sessions.resolve(request)
         if !request.method.isSafe {
-            try CSRF.check(request, expectedToken: resolved.csrfToken, origin: app.origin)
+            try CSRF.checkOrigin(request, origin: app.origin)
+            let header = request.headers[CSRF.headerName]
+            if !admitting || header != nil {
+                try CSRF.checkToken(request.form[CSRF.fieldName] ?? header, expected: resolved.csrfToken)
+            }
         }
         // Signed in with a recovery code or a reset link: a new password
         // comes before anything else.

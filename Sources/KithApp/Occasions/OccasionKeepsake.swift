@@ -2,15 +2,24 @@ import Glibc
 import KithHTTP
 import KithMedia
 import KithStorage
+import KithSync
 import KithTemplates
 
 /// The keepsake download: the occasion as one zip holding a static
 /// `index.html`, its stylesheet and every unlocked gift's media, for the
-/// host and the celebrant. The archive is written to the data directory's
-/// `tmp/`, opened for sending and unlinked at once, so nothing is left
-/// behind whether the download finishes or not.
+/// host and the celebrant. Nothing is copied: the archive's headers are
+/// built in memory and the media files are spliced into the response
+/// straight from storage, one at a time, so a download that is never read
+/// holds no disk and one descriptor at most.
 enum OccasionKeepsake {
     static let download = Route(.get, "/occasions/:occasion/keepsake")
+
+    /// Occasions whose archive is being planned right now. Planning reads
+    /// each file once for its CRC-32 (cached afterwards), so a second
+    /// request for the same occasion waits its turn instead of doubling that.
+    private static let building = Lock<Set<Int64>>([])
+    /// CRC-32 by file hash: stored files never change, so once is enough.
+    private static let checksums = Lock<[String: UInt32]>([:])
 
     static func register(on app: KithApp) {
         app.on(download) { context in try keepsake(context) }
@@ -19,29 +28,56 @@ enum OccasionKeepsake {
     static func keepsake(_ context: RequestContext) throws -> Response {
         let scope = try context.load(OccasionScope.self, parameter: "occasion")
         try scope.require(\.canKeep, "The keepsake is for the host and \(scope.occasion.celebrantName) to download.")
+        guard building.withLock({ $0.insert(scope.id).inserted }) else {
+            var headers = HTTPHeaders()
+            headers.add("Retry-After", "5")
+            throw HTTPError(
+                .tooManyRequests, "The keepsake is being put together for another download. Please try again in a few seconds.",
+                headers: headers)
+        }
+        defer { _ = building.withLock { $0.remove(scope.id) } }
+
         let app = context.app
         let zone = context.user?.timeZone ?? "UTC"
         let (model, files) = try app.database.read { db in try build(db, scope: scope, zone: zone, app: app) }
         let stylesheet = app.assets.asset(named: "css/keepsake.css")?.bytes ?? []
-
-        let path = "\(app.configuration.dataDirectory)/tmp/keepsake-\(scope.id)-\(UInt64.random(in: 0...UInt64.max)).zip"
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HTTPError.internal(MediaStore.MediaFailure.io("create \(path)", errno)) }
+        let segments: [BodySegment]
         do {
-            defer { close(fd) }
-            let zip = ZipWriter(fileDescriptor: fd, modificationTime: app.now)
-            try zip.add(name: "index.html", bytes: Keepsake.render(model).bytes)
-            try zip.add(name: "style.css", bytes: stylesheet)
-            for (name, sha256) in files { try zip.add(name: name, contentsOf: app.media.path(for: sha256)) }
-            _ = try zip.finish()
+            segments = try archive(model: model, stylesheet: stylesheet, files: files, media: app.media, now: app.now)
         } catch {
-            unlink(path)
             throw HTTPError.internal(error)
         }
-        defer { unlink(path) }  // the open response keeps the bytes until sent
-        var response = try Response.file(at: path, contentType: "application/zip", request: context.request.head, cacheControl: "no-store")
+        var response = Response(status: .ok, body: .segments(segments))
+        response.headers.add("Content-Type", "application/zip")
+        response.headers.add("Cache-Control", "no-store")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(fileName(scope.occasion.name)).zip\"")
         return response
+    }
+
+    /// The archive as the response sends it: headers and the page as bytes,
+    /// each media file as itself.
+    static func archive(
+        model: Keepsake.Model, stylesheet: [UInt8], files: [(String, String)], media: MediaStore, now: Int64
+    ) throws -> [BodySegment] {
+        var segments: [BodySegment] = []
+        var pending: [UInt8] = []
+        let zip = ZipWriter(modificationTime: now) { pending += $0 }
+        try zip.add(name: "index.html", bytes: Keepsake.render(model).bytes)
+        try zip.add(name: "style.css", bytes: stylesheet)
+        for (name, sha256) in files {
+            let path = media.path(for: sha256)
+            guard let size = MediaStore.size(of: path) else { throw MediaStore.MediaFailure.unreadable(path) }
+            let crc = try checksums.withLock { $0[sha256] } ?? ZipWriter.crc32(ofFileAt: path)
+            checksums.withLock { $0[sha256] = crc }
+            try zip.add(name: name, size: UInt64(size), crc32: crc) {
+                segments.append(.bytes(pending))
+                pending = []
+                segments.append(.file(path: path, length: size))
+            }
+        }
+        try zip.finish()
+        segments.append(.bytes(pending))
+        return segments
     }
 
     /// "Alex turns 30!" → "kith-alex-turns-30": ASCII letters and digits only.

@@ -18,7 +18,8 @@ enum OccasionRoutes {
     static let dare = Route(.get, "/occasions/:occasion/dare")
     static let saveDare = Route(.post, "/occasions/:occasion/dare")
     static let gift = Route(.get, "/occasions/:occasion/gift")
-    static let saveGift = Route(.post, "/occasions/:occasion/gift")
+    // A letter may be long; only members reach its body (the head is admitted first).
+    static let saveGift = Route(.post, "/occasions/:occasion/gift", body: .longForm)
     static let submitGift = Route(.post, "/occasions/:occasion/gift/submit")
     static let withdrawGift = Route(.post, "/occasions/:occasion/gift/withdraw")
     static let gifts = Route(.get, "/occasions/:occasion/gifts")
@@ -41,6 +42,7 @@ enum OccasionRoutes {
 
     static func register(on app: KithApp) {
         registerFeature(app)
+        app.admitMembers(of: OccasionScope.self, parameter: "occasion")
         app.on(newOccasion) { context in
             let user = try context.requireUser()
             return newOccasionPage(context, FormState(values: ["host_name": user.displayName]))
@@ -51,7 +53,7 @@ enum OccasionRoutes {
         app.on(challenge) { context in try OccasionPages.challenge(context, form: FormState()) }
         // A completion may carry a photo proof, so its body is an upload.
         let photoLimit = app.configuration.mediaLimits.photoBytes
-        app.on(Route(.post, complete.pattern.description, body: .uploads(maxFileBytes: photoLimit, maxFiles: 1))) { context in
+        app.on(Route(.post, complete.pattern.description, body: .uploads(maxFileBytes: photoLimit, maxFiles: 1, acceptsURLEncoded: true))) { context in
             try OccasionActions.complete(context)
         }
         app.on(classified) { context in try OccasionPages.classified(context) }

@@ -41,6 +41,7 @@ enum PlateRoutes {
 
     static func register(on app: KithApp) {
         registerKinds(on: app)
+        app.admitMembers(of: PlateGameScope.self, parameter: "game")
         app.on(dashboardFragment) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             return context.app.page(try dashboardSection(context.app, user: user))

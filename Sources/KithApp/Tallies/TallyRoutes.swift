@@ -34,6 +34,7 @@ enum TallyRoutes {
     static let scripts = ["js/tallies.js"]
 
     static func register(on app: KithApp) {
+        app.admitMembers(of: Tally.self, parameter: "tally")
         app.liveTopics.register(kind: "tally") { key, context in
             guard let user = context.user, let id = Int64(key) else { return false }
             return try Tally.load(id, for: user, in: context.app) != nil
