@@ -28,7 +28,8 @@ let package = Package(
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
         .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync"], path: "Sources/KithHTTP"),
-        .target(name: "KithStorage", dependencies: ["CSQLite", "KithSync"], path: "Sources/KithStorage"),
+        // libcrypto's SHA-256 for the checksums kept of applied migrations.
+        .target(name: "KithStorage", dependencies: ["CSQLite", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         // Random tokens, digests, HMAC and Argon2id password hashing for accounts and sessions.
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),

@@ -1,3 +1,5 @@
+import CCrypto
+
 /// One migration file, `NNNN_name.sql`.
 public struct Migration: Sendable, Hashable {
     /// The number the file name starts with; migrations apply in this order.
@@ -11,6 +13,18 @@ public struct Migration: Sendable, Hashable {
         self.version = version
         self.name = name
         self.sql = sql
+    }
+
+    /// SHA-256 of the file's text, in hex: what `schema_migrations` keeps, so
+    /// that a file edited after it was applied is noticed at the next start.
+    public var checksum: String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        let bytes = Array(sql.utf8)
+        _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
+        return digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 
     /// The version of a well-formed migration file name: digits, an underscore,

@@ -13,6 +13,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// missing parents; nothing of it was applied. Each entry reads like
     /// `posts rowid 7 -> users`.
     case foreignKeyViolations(file: String, violations: [String])
+    /// An applied migration's file no longer has the text it was applied
+    /// with. Shipped migrations are history: a change goes in a new file.
+    case changedAfterApplying(file: String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             "migration number \(version) is used by more than one file: \(files.joined(separator: ", "))"
         case .failed(let file, let error):
             "migration \(file) failed and was not applied: \(error)"
+        case .changedAfterApplying(let file):
+            "migration \(file) was changed after it was applied; restore its text and put the change in a new migration file"
         case .foreignKeyViolations(let file, let violations):
             "migration \(file) was not applied: it leaves rows whose foreign keys point nowhere: \(violations.joined(separator: "; "))"
         }

@@ -53,15 +53,44 @@ public struct Migrator: Sendable {
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY,
                     name TEXT NOT NULL,
-                    applied_at TEXT NOT NULL
+                    applied_at TEXT NOT NULL,
+                    checksum TEXT
                 )
                 """)
+            // Databases made before checksums were kept get the column, and
+            // their applied files are trusted as they are now, once.
+            let columns = try transaction.query("SELECT name FROM pragma_table_info('schema_migrations')").map { try $0.get("name") as String }
+            if !columns.contains("checksum") {
+                try transaction.execute("ALTER TABLE schema_migrations ADD COLUMN checksum TEXT")
+            }
+            for migration in migrations {
+                try transaction.execute("""
+                    UPDATE schema_migrations SET checksum = \(migration.checksum)
+                    WHERE version = \(migration.version) AND checksum IS NULL
+                    """)
+            }
         }
+        try verifyApplied()
         var appliedNow: [String] = []
         for migration in migrations where try apply(migration) {
             appliedNow.append(migration.name)
         }
         return appliedNow
+    }
+
+    /// Refuses, naming the file, when an applied migration's text changed.
+    private func verifyApplied() throws {
+        let recorded = try database.read { connection in
+            try connection.query("SELECT version, checksum FROM schema_migrations WHERE checksum IS NOT NULL").map { row in
+                (try row.get("version") as Int, try row.get("checksum") as String)
+            }
+        }
+        let byVersion = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
+        for (version, checksum) in recorded {
+            if let migration = byVersion[version], migration.checksum != checksum {
+                throw MigrationError.changedAfterApplying(file: migration.name)
+            }
+        }
     }
 
     /// Applies one migration unless already recorded; true if it applied it.
@@ -76,8 +105,8 @@ public struct Migrator: Sendable {
                 try transaction.execute("PRAGMA defer_foreign_keys = ON")
                 try transaction.executeScript(migration.sql)
                 try transaction.execute("""
-                    INSERT INTO schema_migrations (version, name, applied_at)
-                    VALUES (\(migration.version), \(migration.name), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                    INSERT INTO schema_migrations (version, name, applied_at, checksum)
+                    VALUES (\(migration.version), \(migration.name), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), \(migration.checksum))
                     """)
                 let violations = try transaction.query("PRAGMA foreign_key_check").prefix(20).map { row in
                     let table = (try? row.get("table", as: String.self)) ?? "?"

@@ -112,6 +112,39 @@ struct MigratorTests {
         #expect(try db.read { try $0.count("posts") } == 0)
     }
 
+    @Test("an applied migration whose text changed stops the start, naming the file; one never applied may still change")
+    func checksums() throws {
+        let (directory, db, path) = try setUp(["0001_users.sql": users])
+        #expect(try Migrator(database: db, directory: path).migrate() == ["0001_users.sql"])
+        let stored = try db.read { try $0.queryValue("SELECT checksum FROM schema_migrations WHERE version = 1", as: String.self) }
+        #expect(stored?.count == 64)
+
+        try directory.write("migrations/0001_users.sql", users + "\n-- an afterthought\n")
+        #expect {
+            try Migrator(database: db, directory: path).migrate()
+        } throws: { error in
+            guard case MigrationError.changedAfterApplying(let file) = error else { return false }
+            return file == "0001_users.sql" && "\(error)".contains("0001_users.sql")
+        }
+        try directory.write("migrations/0001_users.sql", users)
+        try directory.write("migrations/0002_posts.sql", posts)
+        #expect(try Migrator(database: db, directory: path).migrate() == ["0002_posts.sql"])
+    }
+
+    @Test("a database from before checksums gets the column, and its applied files are trusted once as they are")
+    func checksumsAdoptedOnce() throws {
+        let (directory, db, path) = try setUp(["0001_users.sql": users])
+        try db.write { tx in
+            try tx.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            try tx.executeScript(users)
+            try tx.execute("INSERT INTO schema_migrations VALUES (1, '0001_users.sql', '2026-01-01T00:00:00Z')")
+        }
+        #expect(try Migrator(database: db, directory: path).migrate().isEmpty)
+        #expect(try db.read { try $0.queryValue("SELECT checksum FROM schema_migrations", as: String.self) }?.count == 64)
+        try directory.write("migrations/0001_users.sql", users + " -- changed")
+        #expect(throws: MigrationError.self) { try Migrator(database: db, directory: path).migrate() }
+    }
+
     @Test("duplicate numbers and badly named .sql files are rejected before anything runs")
     func badDirectories() throws {
         let (dupDirectory, dupDB, dupPath) = try setUp(["0001_a.sql": users, "1_b.sql": users])
