@@ -9,8 +9,11 @@ import CArgon2
 /// pool (one thread per core) and with it every task in the process.
 ///
 /// A gate lets at most `maxConcurrentHashes` hashes (or verifications) run at
-/// once; further callers wait their turn. A burst of sign-ins then costs
-/// `maxConcurrentHashes × memoryKiB` of memory, not one allocation per request.
+/// once; up to `maxWaitingHashes` further callers wait their turn, and past
+/// that a call throws `Busy` at once. A burst of sign-ins then costs
+/// `maxConcurrentHashes × memoryKiB` of memory, not one allocation per request,
+/// and a flood of them holds at most `maxConcurrentHashes + maxWaitingHashes`
+/// of the caller's threads instead of all of them.
 ///
 /// Passwords are hashed as the bytes of their UTF-8, unnormalised: what the
 /// browser sent is what is compared.
@@ -58,6 +61,14 @@ public final class PasswordHasher: Sendable {
     private static let argon2MinimumSaltByteCount = 8
     private static let argon2MinimumHashByteCount = 4
 
+    /// Thrown, without waiting, when `maxWaitingHashes` callers already wait
+    /// for the gate: the server is saturated, and waiting longer would only
+    /// tie up one more thread.
+    public struct Busy: Error, Sendable, CustomStringConvertible {
+        public let waiting: Int
+        public var description: String { "password hashing is saturated: \(waiting) callers already waiting" }
+    }
+
     public let parameters: Parameters
     private let gate: ConcurrencyGate
     /// Runs inside the gate just before each Argon2 computation; tests use it
@@ -70,35 +81,54 @@ public final class PasswordHasher: Sendable {
     ///   - maxConcurrentHashes: how many hashes may run at once; by default the
     ///     number of CPUs online, since more than that would only share the
     ///     cores and hold more memory.
-    public convenience init(parameters: Parameters = .owaspMinimum, maxConcurrentHashes: Int? = nil) {
-        self.init(parameters: parameters, maxConcurrentHashes: maxConcurrentHashes, insideGate: nil)
+    ///   - maxWaiting: how many callers may wait for a turn; by default four
+    ///     per concurrent hash, some 100 ms of queue at OWASP's costs.
+    public convenience init(parameters: Parameters = .owaspMinimum, maxConcurrentHashes: Int? = nil, maxWaiting: Int? = nil) {
+        self.init(parameters: parameters, maxConcurrentHashes: maxConcurrentHashes, maxWaiting: maxWaiting, insideGate: nil)
     }
 
-    init(parameters: Parameters, maxConcurrentHashes: Int?, insideGate: (@Sendable () -> Void)?) {
+    init(parameters: Parameters, maxConcurrentHashes: Int?, maxWaiting: Int? = nil, insideGate: (@Sendable () -> Void)?) {
         precondition(parameters.isValid, "PasswordHasher: invalid Argon2 parameters \(parameters)")
         self.parameters = parameters
-        self.gate = ConcurrencyGate(capacity: maxConcurrentHashes ?? onlineProcessorCount())
+        let capacity = maxConcurrentHashes ?? Self.defaultConcurrentHashes
+        self.gate = ConcurrencyGate(capacity: capacity, maxWaiting: maxWaiting ?? Self.defaultMaxWaiting(concurrentHashes: capacity))
         self.insideGate = insideGate
     }
+
+    /// The gate's size when none is given: the CPUs online.
+    public static var defaultConcurrentHashes: Int { onlineProcessorCount() }
+
+    /// The line's length when none is given: four callers per running hash.
+    public static func defaultMaxWaiting(concurrentHashes: Int) -> Int { 4 * concurrentHashes }
 
     /// How many hashes or verifications may run at the same time.
     public var maxConcurrentHashes: Int { gate.capacity }
 
+    /// How many callers may wait for a turn before `Busy` is thrown.
+    public var maxWaitingHashes: Int { gate.maxWaiting }
+
     /// The most that have run at the same time so far.
     public var peakConcurrentHashes: Int { gate.peakInUse }
+
+    /// Callers waiting for a turn right now.
+    public var waitingHashes: Int { gate.waitingNow }
+
+    /// Argon2 computations started so far (hashes, verifications and dummy
+    /// verifications alike): a figure for tests and diagnostics.
+    public var computations: Int { gate.permitsGranted }
 
     /// A new Argon2id hash of `password` with a fresh random salt, in PHC form.
     ///
     /// Stops the process if libargon2 fails, which with parameters validated
     /// at initialisation means only that a hash's memory could not be
-    /// allocated.
-    public func hash(password: String) -> String {
-        hash(password: password, salt: SecureRandom.bytes(Self.saltByteCount))
+    /// allocated. Throws `Busy` when the line for the gate is full.
+    public func hash(password: String) throws(Busy) -> String {
+        try hash(password: password, salt: SecureRandom.bytes(Self.saltByteCount))
     }
 
     /// The PHC string for `password` with a given salt: fixed-salt known-answer
     /// tests pin the encoding through this.
-    func hash(password: String, salt: [UInt8]) -> String {
+    func hash(password: String, salt: [UInt8]) throws(Busy) -> String {
         let p = parameters
         let length = argon2_encodedlen(
             UInt32(p.iterations), UInt32(p.memoryKiB), UInt32(p.parallelism),
@@ -119,6 +149,7 @@ public final class PasswordHasher: Sendable {
                 }
             }
         }
+        guard let result else { throw busy() }
         guard result == ARGON2_OK.rawValue else {
             fatalError("argon2id_hash_encoded failed: \(String(cString: argon2_error_message(result)))")
         }
@@ -128,8 +159,8 @@ public final class PasswordHasher: Sendable {
     /// Whether `password` matches `encoded`, a stored Argon2id PHC string.
     /// False, never a crash, for anything malformed, for other algorithms, and
     /// for costs beyond `Parameters.maximum`. The final comparison inside
-    /// libargon2 takes constant time.
-    public func verify(password: String, encoded: String) -> Bool {
+    /// libargon2 takes constant time. Throws `Busy` when the line for the gate is full.
+    public func verify(password: String, encoded: String) throws(Busy) -> Bool {
         guard let stored = EncodedPasswordHash(encoded),
             stored.algorithm == "argon2id",
             stored.version == Int(ARGON2_VERSION_13.rawValue),
@@ -148,6 +179,7 @@ public final class PasswordHasher: Sendable {
                 }
             }
         }
+        guard let result else { throw busy() }
         return result == ARGON2_OK.rawValue
     }
 
@@ -155,12 +187,12 @@ public final class PasswordHasher: Sendable {
     /// Call it when a sign-in names no existing account (or one without a
     /// password), so the answer takes as long as a wrong password for a real
     /// account and response times do not reveal which usernames exist.
-    public func performDummyVerification(password: String) {
+    public func performDummyVerification(password: String) throws(Busy) {
         let p = parameters
         let salt = [UInt8](repeating: 0, count: Self.saltByteCount)
         var output = [UInt8](repeating: 0, count: Self.hashByteCount)
         var password = password
-        _ = password.withUTF8 { passwordBytes in
+        let ran = password.withUTF8 { passwordBytes in
             gate.withPermit {
                 insideGate?()
                 return argon2id_hash_raw(
@@ -170,7 +202,10 @@ public final class PasswordHasher: Sendable {
                 )
             }
         }
+        if ran == nil { throw busy() }
     }
+
+    private func busy() -> Busy { Busy(waiting: gate.maxWaiting) }
 
     /// Whether a stored hash should be replaced by a fresh one at the next
     /// successful sign-in: when it is not Argon2id version 19, when any of its

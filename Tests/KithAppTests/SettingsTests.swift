@@ -277,6 +277,9 @@ struct SettingsPasswordTests {
     func throttled() throws {
         let app = try accountsHarness()
         let session = try signUp(app, username: "pat")
+        // A stolen session cookie, used without the owner's device cookie: the
+        // username's budget judges it (the device's would, in the owner's browser).
+        session.setCookie(Sessions.deviceCookieName, nil)
         for _ in 0..<AccountRoutes.failuresPerUsername {
             #expect(try change(session, current: "a wrong guess", new: "a new password").status == 422)
         }

@@ -15,9 +15,12 @@ enum AccountRoutes {
     static let claimForm = Route(.get, "/claim")
     static let claim = Route(.post, "/claim")
 
-    /// Failed sign-ins allowed per username, and per address, in the window.
+    /// Failed sign-ins allowed per username, and per address, in the window;
+    /// and per device cookie, which replaces both for a browser the account
+    /// has signed in on before (`CredentialThrottle`).
     static let failuresPerUsername = 5
     static let failuresPerAddress = 30
+    static let failuresPerDevice = 5
     static let failureWindow: Int64 = 15 * 60
 
     static func register(on app: KithApp) {
@@ -37,7 +40,8 @@ enum AccountRoutes {
         }
         app.on(signOut) { context in
             if let session = context.session {
-                try context.app.database.write { try AccountStore.deleteSession($0, id: session.id) }
+                let sessions = context.app.sessions
+                try context.app.database.write { try sessions.end($0, sessionIDs: [session.id]) }
             }
             context.setCookie(context.app.sessions.cleared())
             return .redirect(to: HomeRoutes.home.path())
@@ -82,31 +86,56 @@ enum AccountRoutes {
         AccountRules.flagUnreadable(input, fields: ["display_name", "username", "password"], into: &form.errors)
         guard form.isValid else { return signUpPage(context, form, status: .unprocessableContent) }
 
+        // Every cheap check comes before Argon2: the form, then whether the
+        // name is free (a read), then the address's budgets.
+        let app = context.app
+        if try app.database.read({ try AccountStore.usernameTaken($0, username: username.value) }) {
+            form.errors["username"] = takenMessage
+            return signUpPage(context, form, status: .unprocessableContent)
+        }
+        let now = app.now
+        let address = context.request.remoteAddress
+        let accounts = Throttle.accountsCreated(address, limit: app.configuration.floodLimits.accountsPerAddressPerHour)
+        let hashes = Throttle.signUpHashes(address, accountsLimit: app.configuration.floodLimits.accountsPerAddressPerHour)
+        if let wait = try Throttles.admit(app.database, [accounts, hashes], counting: [hashes], now: now) {
+            form.formError = signUpThrottledMessage(wait)
+            return signUpPage(context, form, status: .tooManyRequests)
+        }
+
         // Hash before the transaction: the writer is never held for 20 ms of Argon2.
-        let hash = context.app.passwords.hash(password: password)
+        let hash = try app.passwords.hash(password: password)
         let codes = RecoveryCodes.generate()
         let request = context.request
-        let sessions = context.app.sessions
-        let now = context.app.now
+        let sessions = app.sessions
         let cookie: SetCookie
         do {
-            cookie = try context.app.database.write { tx in
+            cookie = try app.database.write { tx in
+                // The unique index stays the final word: two sign-ups for one
+                // free name can both pass the read above.
                 let id = try AccountStore.createUser(
                     tx, displayName: name.value, username: username.value, passwordHash: hash, timeZone: timeZone,
                     avatar: Avatars.forName(name.value).id, avatarColour: Avatars.colour(forName: name.value).id, now: now)
                 try AccountStore.replaceRecoveryCodes(tx, userID: id, hashes: codes.map(RecoveryCodes.hash))
+                try Throttles.record(tx, [accounts], now: now)
                 return try sessions.start(tx, userID: id, request: request, replacing: nil)
             }
         } catch AccountStore.Failure.usernameTaken {
-            form.errors["username"] = "That username is taken."
+            form.errors["username"] = takenMessage
             return signUpPage(context, form, status: .unprocessableContent)
         }
         context.setCookie(cookie)
+        context.setCookie(sessions.deviceCookie(after: request, username: username.value))
         // Shown in the answer to the post itself: the codes exist in plain
         // text nowhere else, so there is no page to redirect to.
         let page = RecoveryCodesPage.render(
             context: pageContext(context, after: cookie), codes: codes, continueTo: nextPath(context) ?? "/")
         return context.app.page(page)
+    }
+
+    static let takenMessage = "That username is taken."
+
+    static func signUpThrottledMessage(_ wait: String) -> String {
+        "Many accounts were made from your network in the last hour. Please wait \(wait) and try again; nothing was saved."
     }
 
     // MARK: Sign in
@@ -125,49 +154,37 @@ enum AccountRoutes {
 
         let app = context.app
         let now = app.now
-        let userScope = "user:" + AccountRules.usernameKey(username)
-        let addressScope = "address:" + context.request.remoteAddress
-        if let wait = try throttleWait(app, scopes: [(userScope, failuresPerUsername), (addressScope, failuresPerAddress)], now: now) {
+        let throttle = CredentialThrottle(context, username: username)
+        if let wait = try throttle.wait(app, now: now) {
             form.formError = "Too many failed attempts. Please wait \(wait) before trying again."
             return again(.tooManyRequests)
         }
 
         let found = try app.database.read { try AccountStore.credentials($0, username: username) }
-        guard let (user, storedHash) = found, app.passwords.verify(password: password, encoded: storedHash) else {
+        let matches: Bool
+        if let found {
+            matches = try app.passwords.verify(password: password, encoded: found.passwordHash)
+        } else {
             // The same work whether or not the username exists, so timing does not tell.
-            if found == nil { app.passwords.performDummyVerification(password: password) }
-            try app.database.write {
-                try AccountStore.recordFailure($0, scopes: [userScope, addressScope], now: now, forgetBefore: now - failureWindow)
-            }
+            try app.passwords.performDummyVerification(password: password)
+            matches = false
+        }
+        guard let (user, storedHash) = found, matches else {
+            try app.database.write { try throttle.recordFailure($0, now: now) }
             form.formError = "That username and password don't match."
             return again(.unauthorized)
         }
-        let rehash = app.passwords.needsRehash(encoded: storedHash) ? app.passwords.hash(password: password) : nil
+        let rehash = app.passwords.needsRehash(encoded: storedHash) ? try app.passwords.hash(password: password) : nil
         let request = context.request
         let previous = context.session
         let cookie = try app.database.write { tx in
-            try AccountStore.clearFailures(tx, scope: userScope)
+            try AccountStore.clearFailures(tx, scope: Throttle.username(username).scope)
             if let rehash { try AccountStore.setPasswordHash(tx, userID: user.id, hash: rehash, mustChange: user.mustChangePassword) }
             return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
         }
         context.setCookie(cookie)
+        context.setCookie(app.sessions.deviceCookie(after: request, username: username))
         return .redirect(to: nextPath(context) ?? HomeRoutes.home.path())
-    }
-
-    /// How long until every scope is under its limit again, in words; nil when none is over.
-    static func throttleWait(_ app: KithApp, scopes: [(String, Int)], now: Int64) throws -> String? {
-        var longest: Int64 = 0
-        for (scope, limit) in scopes {
-            let (count, oldest) = try app.database.read { try AccountStore.failures($0, scope: scope, since: now - failureWindow) }
-            if count >= limit, let oldest { longest = max(longest, oldest + failureWindow - now) }
-        }
-        return longest > 0 ? waitInWords(seconds: longest) : nil
-    }
-
-    /// "a minute", "15 minutes": how long a throttled person waits, rounded up.
-    static func waitInWords(seconds: Int64) -> String {
-        let minutes = (seconds + 59) / 60
-        return minutes <= 1 ? "a minute" : "\(minutes) minutes"
     }
 
     // MARK: Claim
@@ -181,11 +198,24 @@ enum AccountRoutes {
         form.errors["username"] = username.error
         form.errors["password"] = AccountRules.password(password)
         AccountRules.flagUnreadable(context.request.form, fields: ["username", "password"], into: &form.errors)
-        guard form.isValid else {
-            return context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: .unprocessableContent)
+        func again(_ status: HTTPStatus) -> Response {
+            context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: status)
         }
+        guard form.isValid else { return again(.unprocessableContent) }
+        // The same cheap checks before Argon2 as signing up.
         let app = context.app
-        let hash = app.passwords.hash(password: password)
+        if try app.database.read({ try AccountStore.usernameTaken($0, username: username.value) }) {
+            form.errors["username"] = takenMessage
+            return again(.unprocessableContent)
+        }
+        // A claim makes no new account, so only the hashing budget counts it.
+        let hashes = Throttle.signUpHashes(
+            context.request.remoteAddress, accountsLimit: app.configuration.floodLimits.accountsPerAddressPerHour)
+        if let wait = try Throttles.admit(app.database, [hashes], counting: [hashes], now: app.now) {
+            form.formError = signUpThrottledMessage(wait)
+            return again(.tooManyRequests)
+        }
+        let hash = try app.passwords.hash(password: password)
         let codes = RecoveryCodes.generate()
         let request = context.request
         let previous = context.session
@@ -197,10 +227,11 @@ enum AccountRoutes {
                 return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
             }
         } catch AccountStore.Failure.usernameTaken {
-            form.errors["username"] = "That username is taken."
-            return context.app.page(ClaimPage.render(context: context.pageContext(), form: form), status: .unprocessableContent)
+            form.errors["username"] = takenMessage
+            return again(.unprocessableContent)
         }
         context.setCookie(cookie)
+        context.setCookie(app.sessions.deviceCookie(after: request, username: username.value))
         return context.app.page(RecoveryCodesPage.render(context: pageContext(context, after: cookie), codes: codes, continueTo: "/"))
     }
 

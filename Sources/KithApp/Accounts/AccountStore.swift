@@ -102,6 +102,17 @@ enum AccountStore {
             """)
     }
 
+    /// The ids of a user's sessions but `keep`, for ending them one by one.
+    static func sessionIDs(_ db: some Queryable, userID: Int64, except keep: Int64? = nil) throws -> [Int64] {
+        try db.query("SELECT id FROM sessions WHERE user_id = \(userID) AND id IS NOT \(keep)").map { try $0.get("id") }
+    }
+
+    /// Whether a username (any letter case) belongs to someone: a read, so a
+    /// sign-up for a taken name is answered before any password is hashed.
+    static func usernameTaken(_ db: some Queryable, username: String) throws -> Bool {
+        try db.queryOne("SELECT 1 FROM users WHERE username_key = \(AccountRules.usernameKey(username))") != nil
+    }
+
     static func deleteSessions(_ tx: Transaction, userID: Int64, except keep: Int64? = nil) throws {
         try tx.execute("DELETE FROM sessions WHERE user_id = \(userID) AND id IS NOT \(keep)")
     }

@@ -32,8 +32,19 @@ enum Guests {
         return GuestFields.render(form: state, avatars: avatars, timeZones: TimeZones.all)
     }
 
-    /// Creates the guest and signs them in; returns the new user id and the session cookie.
+    /// The address has made its hour's worth of guests; `wait` is in words.
+    struct TooMany: Error { let wait: String }
+
+    /// Creates the guest and signs them in; returns the new user id and the
+    /// session cookie. Throws `TooMany` when the address has used its hourly
+    /// budget of guests: checked and counted in the caller's transaction, so
+    /// a burst of parallel joins cannot slip past it, and a join that rolls
+    /// back is not counted.
     static func create(_ tx: Transaction, _ details: Details, app: KithApp, request: Request) throws -> (userID: Int64, cookie: SetCookie) {
+        let now = app.now
+        let budget = Throttle.guests(request.remoteAddress, limit: app.configuration.floodLimits.guestsPerAddressPerHour)
+        if let wait = try Throttles.wait(tx, [budget], now: now) { throw TooMany(wait: wait) }
+        try Throttles.record(tx, [budget], now: now)
         let id = try AccountStore.createUser(
             tx, displayName: details.displayName, username: nil, passwordHash: nil, timeZone: details.timeZone,
             avatar: details.avatar, avatarColour: Avatars.colour(forName: details.displayName).id, now: app.now)

@@ -96,14 +96,13 @@ enum RecoveryRoutes {
         AccountRules.flagUnreadable(input, fields: ["username", "code"], into: &form.errors)
         guard form.isValid else { return again(.unprocessableContent) }
 
-        // The same throttle, scopes and window as sign-in: a code is a
-        // password by another name, and guessing either counts against both.
+        // The same throttle, budgets and window as sign-in (a device cookie
+        // included): a code is a password by another name, and guessing
+        // either counts against both.
         let app = context.app
         let now = app.now
-        let userScope = AccountDeletion.failureScope(username: username)
-        let addressScope = "address:" + context.request.remoteAddress
-        let scopes = [(userScope, AccountRoutes.failuresPerUsername), (addressScope, AccountRoutes.failuresPerAddress)]
-        if let wait = try AccountRoutes.throttleWait(app, scopes: scopes, now: now) {
+        let throttle = CredentialThrottle(context, username: username)
+        if let wait = try throttle.wait(app, now: now) {
             form.formError = "Too many failed attempts. Please wait \(wait) before trying again."
             return again(.tooManyRequests)
         }
@@ -114,12 +113,11 @@ enum RecoveryRoutes {
             guard let userID = try RecoveryStore.useRecoveryCode(
                 tx, usernameKey: AccountRules.usernameKey(username), codeHash: RecoveryCodes.hash(code), now: now)
             else {
-                try AccountStore.recordFailure(
-                    tx, scopes: [userScope, addressScope], now: now, forgetBefore: now - AccountRoutes.failureWindow)
+                try throttle.recordFailure(tx, now: now)
                 return nil
             }
-            try RecoveryStore.requirePasswordChange(tx, userID: userID)
-            try AccountStore.clearFailures(tx, scope: userScope)
+            try requirePasswordChange(tx, userID: userID, app: app)
+            try AccountStore.clearFailures(tx, scope: Throttle.username(username).scope)
             return try app.sessions.start(tx, userID: userID, request: request, replacing: previous)
         }
         guard let cookie else {
@@ -128,7 +126,17 @@ enum RecoveryRoutes {
             return again(.unauthorized)
         }
         context.setCookie(cookie)
+        context.setCookie(app.sessions.deviceCookie(after: request, username: username))
         return .redirect(to: SettingsRoutes.password.path())
+    }
+
+    /// Signed in without the password: a new one comes before anything else,
+    /// and every other session ends, its live streams with it. Whoever needed
+    /// a way back in may have lost the password to someone, and a stolen
+    /// session must not be the one that chooses the new one.
+    static func requirePasswordChange(_ tx: Transaction, userID: Int64, app: KithApp) throws {
+        try RecoveryStore.requirePasswordChange(tx, userID: userID)
+        try app.sessions.endOthers(tx, userID: userID, keep: nil)
     }
 
     // MARK: Sign-in links
@@ -156,7 +164,7 @@ enum RecoveryRoutes {
         let cookie = try app.database.write { tx -> SetCookie? in
             guard let userID = try RecoveryStore.consumeLink(tx, tokenHash: TokenHash.of(token), purpose: .reset, now: now)
             else { return nil }
-            try RecoveryStore.requirePasswordChange(tx, userID: userID)
+            try requirePasswordChange(tx, userID: userID, app: app)
             return try app.sessions.start(tx, userID: userID, request: request, replacing: previous)
         }
         guard let cookie else { return unavailable(context) }
@@ -217,21 +225,16 @@ enum RecoveryRoutes {
             // Throttled as sign-in is: this form checks the password too, so
             // a borrowed, signed-in browser must not become a way to guess it.
             let now = app.now
-            let userScope = AccountDeletion.failureScope(username: username)
-            let addressScope = "address:" + context.request.remoteAddress
-            let scopes = [(userScope, AccountRoutes.failuresPerUsername), (addressScope, AccountRoutes.failuresPerAddress)]
-            if let wait = try AccountRoutes.throttleWait(app, scopes: scopes, now: now) {
+            let throttle = CredentialThrottle(context, username: username)
+            if let wait = try throttle.wait(app, now: now) {
                 form.errors["password"] = "Too many failed attempts. Please wait \(wait) before trying again."
                 return again(.tooManyRequests)
             }
             // Verified before the write transaction: the writer is never held for Argon2.
             let stored = try app.database.read { try AccountStore.credentials($0, username: username) }
-            guard let stored, stored.user.id == user.id, app.passwords.verify(password: password, encoded: stored.passwordHash)
-            else {
-                try app.database.write {
-                    try AccountStore.recordFailure(
-                        $0, scopes: [userScope, addressScope], now: now, forgetBefore: now - AccountRoutes.failureWindow)
-                }
+            let matches = try stored.map { try app.passwords.verify(password: password, encoded: $0.passwordHash) } ?? false
+            guard let stored, stored.user.id == user.id, matches else {
+                try app.database.write { try throttle.recordFailure($0, now: now) }
                 form.errors["password"] = "That isn't your password."
                 return again(.unauthorized)
             }

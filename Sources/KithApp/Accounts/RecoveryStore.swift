@@ -24,12 +24,10 @@ enum RecoveryStore {
     }
 
     /// Signed in without the password: the central check sends this user to
-    /// choose a new one before anything else. Every other session ends too:
-    /// whoever needed a way back in may have lost the password to someone,
-    /// and a stolen session must not be the one that chooses the new one.
+    /// choose a new one before anything else. (`RecoveryRoutes` also ends
+    /// every other session, with its live streams.)
     static func requirePasswordChange(_ tx: Transaction, userID: Int64) throws {
         try tx.execute("UPDATE users SET must_change_password = 1 WHERE id = \(userID)")
-        try AccountStore.deleteSessions(tx, userID: userID)
     }
 
     // MARK: Sign-in links

@@ -20,11 +20,14 @@ final class Sessions: Sendable {
     let secret: [UInt8]
     let secureCookies: Bool
     let clock: @Sendable () -> Int64
+    /// A session's live streams end with it: see `end`.
+    let live: LiveHub
 
-    init(database: Database, secret: [UInt8], secureCookies: Bool, clock: @escaping @Sendable () -> Int64) {
+    init(database: Database, secret: [UInt8], secureCookies: Bool, live: LiveHub, clock: @escaping @Sendable () -> Int64) {
         self.database = database
         self.secret = secret
         self.secureCookies = secureCookies
+        self.live = live
         self.clock = clock
     }
 
@@ -72,7 +75,7 @@ final class Sessions: Sendable {
     /// Starts a session for `userID` inside `tx`, ending `replacing` if given
     /// (rotation at sign-in, claim and password change). Returns the cookie.
     func start(_ tx: Transaction, userID: Int64, request: Request, replacing: AccountStore.Session?) throws -> SetCookie {
-        if let replacing { try AccountStore.deleteSession(tx, id: replacing.id) }
+        if let replacing { try end(tx, sessionIDs: [replacing.id]) }
         // Ended sessions stop working on their own; tidy this person's away now.
         let now = clock()
         try AccountStore.deleteExpiredSessions(
@@ -84,6 +87,26 @@ final class Sessions: Sendable {
         return sessionCookie(token)
     }
 
+    // MARK: Ending sessions
+
+    /// Ends these sessions, and once that commits, closes their live streams:
+    /// a device signed out must stop hearing anything at once, not when its
+    /// stream reaches its maximum lifetime. A browser whose session was only
+    /// rotated reconnects with its new cookie and replays what it missed.
+    func end(_ tx: Transaction, sessionIDs: [Int64]) throws {
+        guard !sessionIDs.isEmpty else { return }
+        for id in sessionIDs { try AccountStore.deleteSession(tx, id: id) }
+        let live = live
+        tx.afterCommit { live.closeStreams(sessions: Set(sessionIDs)) }
+    }
+
+    /// Ends every session of `userID` but `keep`.
+    func endOthers(_ tx: Transaction, userID: Int64, keep: Int64?) throws {
+        try end(tx, sessionIDs: try AccountStore.sessionIDs(tx, userID: userID, except: keep))
+    }
+
+    // MARK: Cookies
+
     func sessionCookie(_ token: String) -> SetCookie {
         cookie(Self.cookieName, token, maxAge: Int(Self.idleLifetime))
     }
@@ -92,7 +115,7 @@ final class Sessions: Sendable {
     /// or browsers keep it).
     func cleared() -> SetCookie { cookie(Self.cookieName, "", maxAge: 0) }
 
-    private func cookie(_ name: String, _ value: String, maxAge: Int?) -> SetCookie {
+    func cookie(_ name: String, _ value: String, maxAge: Int?) -> SetCookie {
         SetCookie(name: name, value: value, path: "/", maxAge: maxAge, httpOnly: true, secure: secureCookies, sameSite: .lax)
     }
 }

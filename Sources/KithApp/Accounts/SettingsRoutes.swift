@@ -32,7 +32,8 @@ enum SettingsRoutes {
         app.on(signOutOthers) { context in
             let user = try context.requireUser()
             let keep = context.session?.id
-            try context.app.database.write { try AccountStore.deleteSessions($0, userID: user.id, except: keep) }
+            let sessions = context.app.sessions
+            try context.app.database.write { try sessions.endOthers($0, userID: user.id, keep: keep) }
             return .redirect(to: savedPath("sessions"))
         }
         app.on(newRecoveryCodes) { context in try newRecoveryCodesPost(context) }
@@ -167,26 +168,22 @@ enum SettingsRoutes {
     }
 
     /// Checks a typed password against the stored hash, under the same
-    /// per-username failure budget as signing in: a stolen session cannot
-    /// guess its way to the password (or new recovery codes) through these
-    /// forms any faster than through the sign-in form.
-    static func checkPassword(_ app: KithApp, user: User, typed: String) throws -> PasswordCheck {
+    /// failure budget as signing in: the username's (a stolen session cannot
+    /// guess its way to the password, or new recovery codes, through these
+    /// forms any faster than through the sign-in form), or this browser's
+    /// device cookie's, so strangers failing at the sign-in form cannot
+    /// lock the owner out of their own settings.
+    static func checkPassword(_ context: RequestContext, user: User, typed: String) throws -> PasswordCheck {
+        let app = context.app
         let now = app.now
-        let scope = throttleScope(user)
-        if let wait = try AccountRoutes.throttleWait(app, scopes: [(scope, AccountRoutes.failuresPerUsername)], now: now) {
-            return .throttled(wait)
-        }
+        let throttle = CredentialThrottle(context, username: user.username ?? "", perAddress: false)
+        if let wait = try throttle.wait(app, now: now) { return .throttled(wait) }
         let stored = try app.database.read { try SettingsStore.passwordHash($0, userID: user.id) }
         // Verified outside any write: Argon2 must not hold the writer.
-        if let stored, app.passwords.verify(password: typed, encoded: stored) { return .correct }
-        try app.database.write {
-            try AccountStore.recordFailure($0, scopes: [scope], now: now, forgetBefore: now - AccountRoutes.failureWindow)
-        }
+        if let stored, try app.passwords.verify(password: typed, encoded: stored) { return .correct }
+        try app.database.write { try throttle.recordFailure($0, now: now) }
         return .wrong
     }
-
-    /// The sign-in throttle's scope for this user.
-    static func throttleScope(_ user: User) -> String { "user:" + AccountRules.usernameKey(user.username ?? "") }
 
     static func savePasswordPost(_ context: inout RequestContext) throws -> Response {
         let user = try context.requireUser()
@@ -212,7 +209,7 @@ enum SettingsRoutes {
         // Someone just back in through a recovery code or reset link has no
         // current password to give: proving that is what the link did.
         if !mustChange {
-            switch try checkPassword(app, user: user, typed: current) {
+            switch try checkPassword(context, user: user, typed: current) {
             case .correct: break
             case .wrong:
                 form.errors["current_password"] = "That isn't your current password."
@@ -222,10 +219,10 @@ enum SettingsRoutes {
                 return again(.tooManyRequests)
             }
         }
-        let hash = app.passwords.hash(password: new)
+        let hash = try app.passwords.hash(password: new)
         let request = context.request
         let previous = context.session
-        let scope = throttleScope(user)
+        let scope = Throttle.username(user.username ?? "").scope
         // The new password and the new session commit together: a stolen
         // copy of this session's old cookie dies with the old password.
         let cookie = try app.database.write { tx in
@@ -248,7 +245,7 @@ enum SettingsRoutes {
         AccountRules.flagUnreadable(context.request.form, fields: ["password"], into: &form.errors)
         guard form.isValid else { return try settingsPage(context, user: user, recovery: form, status: .unprocessableContent) }
         // New codes are as good as a new password, so they take the password.
-        switch try checkPassword(context.app, user: user, typed: typed) {
+        switch try checkPassword(context, user: user, typed: typed) {
         case .correct: break
         case .wrong:
             form.errors["password"] = "That isn't your password."

@@ -37,6 +37,14 @@ public struct KithConfiguration: Sendable {
     /// Seconds since 1970. Tests move time forward by replacing it.
     public var clock: @Sendable () -> Int64 = { Int64(time(nil)) }
 
+    // MARK: Limits against floods
+    // Throttles and caps that keep one client from starving the others. The
+    // per-address live stream cap is `live.maxStreamsPerAddress`; its flag is
+    // parsed with these (`CommandLineParser.applyFloodLimit…`).
+
+    /// The password hash queue, and accounts and guests per address.
+    public var floodLimits = FloodLimits()
+
     public init() {}
 
     public var effectiveBaseURL: String {
@@ -53,6 +61,21 @@ public struct MediaLimits: Sendable, Equatable {
     public var photoBytes = 20 * 1_000_000
     public var voiceBytes = 50 * 1_000_000
     public var videoBytes = 500 * 1_000_000
+    public init() {}
+}
+
+/// Throttles against floods that an operator may need to widen: a school
+/// behind one address makes more accounts in an hour than a family does.
+public struct FloodLimits: Sendable, Equatable {
+    /// Callers that may wait for a password hash before the rest are answered
+    /// 503 at once; nil: four per core, but never more than keeps half the
+    /// workers free (`Passwords.defaultMaxWaiting`).
+    public var passwordQueue: Int?
+    /// Accounts one address may make per hour. Sign-ups and claims that
+    /// reach the password hash are allowed twice as many.
+    public var accountsPerAddressPerHour = 40
+    /// Guests one address may make per hour through invite links.
+    public var guestsPerAddressPerHour = 60
     public init() {}
 }
 
@@ -111,6 +134,14 @@ public enum CommandLineParser {
                              disk for uploads in progress, in all [KITH_UPLOAD_SPACE_MB] (4000)
           --upload-space-per-address-mb N
                              the same, per client address [KITH_UPLOAD_SPACE_PER_ADDRESS_MB] (1000)
+          --password-queue N sign-ins waiting for a password hash before the rest get 503
+                             [KITH_PASSWORD_QUEUE] (4 per core, at most half the workers)
+          --accounts-per-hour N
+                             accounts one address may make per hour [KITH_ACCOUNTS_PER_HOUR] (40)
+          --guests-per-hour N
+                             guests one address may make per hour [KITH_GUESTS_PER_HOUR] (60)
+          --streams-per-address N
+                             open live streams per address [KITH_STREAMS_PER_ADDRESS] (64)
         """
 
     public static func parse(_ arguments: [String], environment: [String: String]) throws -> (KithCommand, KithConfiguration) {
@@ -135,6 +166,7 @@ public enum CommandLineParser {
         if let value = environment["KITH_UPLOAD_SPACE_PER_ADDRESS_MB"] {
             config.uploadSpacePerAddressBytes = Int64(try megabytes(value, "KITH_UPLOAD_SPACE_PER_ADDRESS_MB", upTo: 1_000_000))
         }
+        try applyFloodLimitEnvironment(environment, to: &config)
 
         var command: KithCommand?
         var rest = arguments[...]
@@ -177,10 +209,43 @@ public enum CommandLineParser {
             case "--upload-space-mb": config.uploadSpaceBytes = Int64(try megabytes(try value(for: argument), argument, upTo: 1_000_000))
             case "--upload-space-per-address-mb":
                 config.uploadSpacePerAddressBytes = Int64(try megabytes(try value(for: argument), argument, upTo: 1_000_000))
-            default: throw UsageError("unknown argument: \(argument) (see kith --help)")
+            default:
+                guard try applyFloodLimitFlag(argument, value: { try value(for: argument) }, to: &config) else {
+                    throw UsageError("unknown argument: \(argument) (see kith --help)")
+                }
             }
         }
         return (command ?? .serve, config)
+    }
+
+    // MARK: Limits against floods
+
+    /// The flood limits' flags and their variables, one table for both.
+    private static let floodLimitOptions: [(flag: String, variable: String, set: @Sendable (inout KithConfiguration, Int) -> Void)] = [
+        ("--password-queue", "KITH_PASSWORD_QUEUE", { $0.floodLimits.passwordQueue = $1 }),
+        ("--accounts-per-hour", "KITH_ACCOUNTS_PER_HOUR", { $0.floodLimits.accountsPerAddressPerHour = $1 }),
+        ("--guests-per-hour", "KITH_GUESTS_PER_HOUR", { $0.floodLimits.guestsPerAddressPerHour = $1 }),
+        ("--streams-per-address", "KITH_STREAMS_PER_ADDRESS", { $0.live.maxStreamsPerAddress = $1 }),
+    ]
+
+    private static func applyFloodLimitEnvironment(_ environment: [String: String], to config: inout KithConfiguration) throws {
+        for option in floodLimitOptions {
+            if let text = environment[option.variable] { option.set(&config, try limit(text, option.variable)) }
+        }
+    }
+
+    /// False when `argument` is not one of these flags.
+    private static func applyFloodLimitFlag(
+        _ argument: String, value: () throws -> String, to config: inout KithConfiguration
+    ) throws -> Bool {
+        guard let option = floodLimitOptions.first(where: { $0.flag == argument }) else { return false }
+        option.set(&config, try limit(try value(), argument))
+        return true
+    }
+
+    private static func limit(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text), (1...100_000).contains(value) else { throw UsageError("\(name) takes a number from 1 to 100000") }
+        return value
     }
 
     private static func port(_ text: String) throws -> Int {

@@ -31,8 +31,8 @@ public final class KithApp: HTTPResponder {
     public let dashboard = DashboardSections()
     /// Features' own threads, started and stopped with the server.
     public let backgroundTasks = BackgroundTasks()
-    /// Argon2id with a cap on concurrent hashes, shared by every request.
-    let passwords: PasswordHasher
+    /// Argon2id with a cap on concurrent hashes and a bounded line, shared by every request.
+    let passwords: Passwords
     let sessions: Sessions
     private let router: Router<RequestContext>
     /// Registered with the routes, before the server starts; read-only after.
@@ -50,7 +50,9 @@ public final class KithApp: HTTPResponder {
         self.assets = assets
         self.logger = logger
         self.live = live
-        passwords = PasswordHasher(parameters: configuration.passwordParameters)
+        passwords = Passwords(
+            parameters: configuration.passwordParameters, maxWaiting: configuration.floodLimits.passwordQueue,
+            workers: configuration.workers)
         media = MediaStore(dataDirectory: configuration.dataDirectory)
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
         let baseURLBox = contextBox
@@ -58,7 +60,7 @@ public final class KithApp: HTTPResponder {
             database: database, dataDirectory: configuration.dataDirectory,
             baseURL: { baseURLBox.app?.baseURL ?? configuration.effectiveBaseURL }, logger: logger)
         sessions = Sessions(
-            database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"),
+            database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"), live: live,
             clock: configuration.clock)
         // A delivered digest also goes to the person's subscribed devices.
         let pushService = push

@@ -11,8 +11,18 @@ enum InviteRoutes {
     static let preview = Route(.get, "/join/:code")
     static let join = Route(.post, "/join/:code")
 
-    /// Failed lookups allowed per address in the window.
+    /// Failed lookups per address in the window after which an unknown code
+    /// is answered 429 instead of 404. A code that opens something still
+    /// opens: a party behind one address, some of whom mistyped, must not
+    /// lose the link that works.
     static let failuresPerAddress = 20
+    /// Failed lookups per address in the window after which every lookup is
+    /// answered 429, working codes too. Without it, "a working code always
+    /// opens" would make the soft limit an oracle: 404 or 429 for a miss,
+    /// 200 for a hit, as fast as one can ask. 200 misses in 15 minutes is
+    /// far beyond any group of people mistyping, and caps a guesser at some
+    /// 20,000 of the 887 million codes a day per address.
+    static let failureCeilingPerAddress = 200
     static let failureWindow: Int64 = 15 * 60
 
     static func register(on app: KithApp) {
@@ -24,20 +34,53 @@ enum InviteRoutes {
             func again(_ error: String, _ status: HTTPStatus) -> Response {
                 context.app.page(JoinFormPage.render(context: context.pageContext(), value: typed, error: error), status: status)
             }
-            if let wait = try throttled(context) { return again("Too many codes that didn't work. Please wait \(wait).", .tooManyRequests) }
             guard let code = InviteCodes.normalize(typed) else {
                 return again("A code is six letters and digits, like K7M2QX.", .unprocessableContent)
             }
-            guard try resolve(context, code) != nil else {
-                try recordFailure(context)
-                return again("That code doesn't open anything. Check it with whoever shared it.", .notFound)
+            switch try lookUp(context, code) {
+            case .found: return .redirect(to: preview.path(code))
+            case .unknown: return again("That code doesn't open anything. Check it with whoever shared it.", .notFound)
+            case .throttled(let wait): return again(throttledMessage(wait), .tooManyRequests)
             }
-            return .redirect(to: preview.path(code))
         }
         app.on(preview) { context in
             try previewPage(context, state: FormState(values: ["time_zone": TimeZones.serverDefault]))
         }
         app.on(join) { context in try joinPost(&context) }
+    }
+
+    enum Lookup {
+        case found(InviteStore.Resolved, InviteKind, InvitePreview)
+        /// Unknown or retired; counted against the address.
+        case unknown
+        /// Too many failures from this address; how long to wait, in words.
+        case throttled(String)
+    }
+
+    /// The one way every route looks a code up, so that each counts failures
+    /// alike: past the ceiling nothing is looked up; a working code opens
+    /// whatever the count; a miss is counted, and past the soft limit it
+    /// says to wait instead of "unknown".
+    static func lookUp(_ context: RequestContext, _ code: String) throws -> Lookup {
+        let now = context.app.now
+        let (count, oldest) = try context.app.database.read {
+            try InviteStore.failures($0, address: context.request.remoteAddress, since: now - failureWindow)
+        }
+        let wait = Throttles.waitInWords(seconds: (oldest ?? now) + failureWindow - now)
+        if count >= failureCeilingPerAddress { return .throttled(wait) }
+        if let (resolved, kind, preview) = try resolve(context, code) { return .found(resolved, kind, preview) }
+        // The only write a GET here can cause: a throttle count for a code
+        // that opens nothing. A preview of a real link writes nothing.
+        try recordFailure(context)
+        return count >= failuresPerAddress ? .throttled(wait) : .unknown
+    }
+
+    static func throttledMessage(_ wait: String) -> String {
+        "Too many codes that didn't work from your network. Please wait \(wait) and try again."
+    }
+
+    static func tooManyFailures(_ wait: String) -> HTTPError {
+        HTTPError(.tooManyRequests, throttledMessage(wait))
     }
 
     /// A live code's target and its preview, or nil for unknown and retired codes.
@@ -56,14 +99,11 @@ enum InviteRoutes {
         guard let code = InviteCodes.normalize(raw) else { return try unknown(context) }
         // A link typed in lower case or with a dash still works: show the canonical one.
         if code != raw { return .redirect(to: preview.path(code), status: .movedPermanently) }
-        if let wait = try throttled(context) {
-            throw HTTPError(.tooManyRequests, "Too many codes that didn't work from here. Please wait \(wait).")
-        }
-        guard let (resolved, _, description) = try resolve(context, code) else {
-            // The only write a GET here can cause: a throttle count for a code
-            // that opens nothing. A preview of a real link writes nothing.
-            try recordFailure(context)
-            return try unknown(context)
+        let resolved: InviteStore.Resolved, description: InvitePreview
+        switch try lookUp(context, code) {
+        case .found(let found, _, let preview): (resolved, description) = (found, preview)
+        case .unknown: return try unknown(context)
+        case .throttled(let wait): throw tooManyFailures(wait)
         }
         var page = context.pageContext()
         page.head = linkPreviewTags(context, code: code, preview: description, inviter: resolved.inviter)
@@ -75,8 +115,12 @@ enum InviteRoutes {
 
     static func joinPost(_ context: inout RequestContext) throws -> Response {
         let raw = try context.request.parameter("code", as: String.self)
-        guard let code = InviteCodes.normalize(raw), let (resolved, kind, _) = try resolve(context, code) else {
-            return try unknown(context)
+        guard let code = InviteCodes.normalize(raw) else { return try unknown(context) }
+        let resolved: InviteStore.Resolved, kind: InviteKind
+        switch try lookUp(context, code) {
+        case .found(let found, let foundKind, _): (resolved, kind) = (found, foundKind)
+        case .unknown: return try unknown(context)
+        case .throttled(let wait): throw tooManyFailures(wait)
         }
         let app = context.app
         let request = context.request
@@ -98,6 +142,12 @@ enum InviteRoutes {
             }
         } catch let refused as JoinRefused {
             return respond(to: refused.outcome, context)
+        } catch let tooMany as Guests.TooMany {
+            var shown = state
+            shown.formError =
+                "Many guests have joined from your network in the last hour. Please wait \(tooMany.wait) and try again, "
+                + "or sign in if you have an account. Nothing was saved."
+            return try previewPage(context, state: shown, status: .tooManyRequests)
         }
         context.setCookie(result.1)
         return respond(to: result.0, context)
@@ -151,15 +201,6 @@ enum InviteRoutes {
     }
 
     // MARK: Throttle
-
-    static func throttled(_ context: RequestContext) throws -> String? {
-        let now = context.app.now
-        let (count, oldest) = try context.app.database.read {
-            try InviteStore.failures($0, address: context.request.remoteAddress, since: now - failureWindow)
-        }
-        guard count >= failuresPerAddress, let oldest else { return nil }
-        return AccountRoutes.waitInWords(seconds: oldest + failureWindow - now)
-    }
 
     static func recordFailure(_ context: RequestContext) throws {
         let now = context.app.now

@@ -31,6 +31,14 @@ public final class LiveHub: Sendable {
         public var maxTopicsPerStream = 16
         /// At this many streams for one viewer, the oldest is closed for the new one.
         public var maxStreamsPerViewer = 8
+        /// At this many streams from one client address, a new one is refused
+        /// (429) and the open ones are left alone. Refused rather than evicting:
+        /// an address is shared (a home, an office, a carrier's NAT), and
+        /// evicting would let one of its users close everyone else's streams —
+        /// and the evicted tabs would reconnect and evict in turn. A browser
+        /// stops retrying on a 429, so refusing also ends the churn. 64 lets a
+        /// family of eight keep eight tabs each.
+        public var maxStreamsPerAddress = 64
         public var heartbeatSeconds = 15.0
         /// Streams are closed after this long; the browser reconnects and replays.
         public var maxLifetimeSeconds = 3600.0
@@ -43,11 +51,17 @@ public final class LiveHub: Sendable {
         let sink: any LiveSink
         let topics: [String]
         let viewerKey: String?
+        /// The session the stream was opened with: it closes when that session ends.
+        let sessionID: Int64?
+        /// The client address, for the per-address cap.
+        let address: String?
         let opened: UInt64
-        init(sink: any LiveSink, topics: [String], viewerKey: String?, opened: UInt64) {
+        init(sink: any LiveSink, topics: [String], viewerKey: String?, sessionID: Int64?, address: String?, opened: UInt64) {
             self.sink = sink
             self.topics = topics
             self.viewerKey = viewerKey
+            self.sessionID = sessionID
+            self.address = address
             self.opened = opened
         }
     }
@@ -66,6 +80,7 @@ public final class LiveHub: Sendable {
         /// The newest event id of any topic state that was forgotten.
         var forgottenThrough: UInt64 = 0
         var viewers: [String: [Subscriber]] = [:]
+        var addresses: [String: Int] = [:]
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         var stopped = false
     }
@@ -95,6 +110,13 @@ public final class LiveHub: Sendable {
     }
 
     public var openStreams: Int { state.withLock { $0.subscribers.count } }
+
+    /// Whether `address` may open one more stream. Asked before the stream's
+    /// response starts, so a refusal can still be a 429; `attach` enforces
+    /// the cap again for streams that raced past this check.
+    func hasRoom(forAddress address: String) -> Bool {
+        state.withLock { ($0.addresses[address] ?? 0) < limits.maxStreamsPerAddress }
+    }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
@@ -126,11 +148,21 @@ public final class LiveHub: Sendable {
 
     /// Starts delivering `topics` to `sink`: replays what came after `cursor`
     /// (or says `reload` when that is impossible), then streams live events.
-    func attach(_ sink: any LiveSink, topics: [String], cursor: String?, viewerKey: String?) {
-        let subscriber = Subscriber(sink: sink, topics: topics, viewerKey: viewerKey, opened: kith_monotonic_nanos())
+    func attach(
+        _ sink: any LiveSink, topics: [String], cursor: String?, viewerKey: String?, sessionID: Int64? = nil, address: String? = nil
+    ) {
+        let subscriber = Subscriber(
+            sink: sink, topics: topics, viewerKey: viewerKey, sessionID: sessionID, address: address, opened: kith_monotonic_nanos())
         var evicted: [Subscriber] = []
         let registered = state.withLock { state -> Bool in
             if state.stopped {
+                sink.close()
+                return false
+            }
+            if let address, (state.addresses[address] ?? 0) >= limits.maxStreamsPerAddress {
+                // Lost a race with `hasRoom`: the headers are out, so say it
+                // in the stream; the page's script stops on `evicted`.
+                sink.write(ServerSentEvent(event: "evicted", data: "too many live pages from this address").bytes)
                 sink.close()
                 return false
             }
@@ -146,6 +178,7 @@ public final class LiveHub: Sendable {
             }
             let id = ObjectIdentifier(subscriber)
             state.subscribers[id] = subscriber
+            if let address { state.addresses[address, default: 0] += 1 }
             for topic in topics { state.topics[topic, default: TopicState()].subscribers[id] = subscriber }
             if let viewerKey {
                 state.viewers[viewerKey, default: []].append(subscriber)
@@ -179,6 +212,10 @@ public final class LiveHub: Sendable {
             state.viewers[key]?.removeAll { $0 === subscriber }
             if state.viewers[key]?.isEmpty == true { state.viewers[key] = nil }
         }
+        if let address = subscriber.address {
+            let left = (state.addresses[address] ?? 1) - 1
+            state.addresses[address] = left > 0 ? left : nil
+        }
     }
 
     /// The events after `cursor` on these topics in id order, or nil when the
@@ -204,6 +241,18 @@ public final class LiveHub: Sendable {
     public func closeStreams(viewerKey: String) {
         let streams = state.withLock { state -> [Subscriber] in
             let list = state.viewers[viewerKey] ?? []
+            for subscriber in list { Self.remove(subscriber, from: &state) }
+            return list
+        }
+        for subscriber in streams { subscriber.sink.close() }
+    }
+
+    /// Ends the streams opened with these sessions: the sessions have ended
+    /// (signed out, signed out from another device, rotated), and a stream
+    /// must not outlive the cookie that opened it.
+    public func closeStreams(sessions: Set<Int64>) {
+        let streams = state.withLock { state -> [Subscriber] in
+            let list = state.subscribers.values.filter { $0.sessionID.map(sessions.contains) ?? false }
             for subscriber in list { Self.remove(subscriber, from: &state) }
             return list
         }

@@ -19,16 +19,27 @@ enum LiveRoutes {
             for topic in topics where !context.app.liveTopics.allows(topic, context: context) {
                 throw HTTPError.notFound("That live feed isn't available.")
             }
+            let address = context.request.remoteAddress
+            guard hub.hasRoom(forAddress: address) else {
+                var headers = HTTPHeaders()
+                headers.add("Retry-After", "60")
+                throw HTTPError(
+                    .tooManyRequests, "Too many pages are following live updates from your network. Close a few tabs and reload.",
+                    headers: headers)
+            }
             // A reconnecting EventSource sends the last id it saw; a fresh page
             // sends the cursor it was rendered with.
             let cursor = context.request.headers["Last-Event-ID"] ?? context.request.query["cursor"]
             let viewerKey = context.viewerKey
+            let sessionID = context.session?.id
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream; charset=utf-8")
             headers.add("Cache-Control", "no-store")
             headers.add("X-Accel-Buffering", "no")
             return Response(status: .ok, headers: headers, body: .stream({ stream in
-                hub.attach(stream, topics: Array(Set(topics)).sorted(), cursor: cursor?.isEmpty == false ? cursor : nil, viewerKey: viewerKey)
+                hub.attach(
+                    stream, topics: Array(Set(topics)).sorted(), cursor: cursor?.isEmpty == false ? cursor : nil, viewerKey: viewerKey,
+                    sessionID: sessionID, address: address)
             }))
         }
     }
