@@ -49,6 +49,27 @@ extension Array where Element == UInt8 {
         has(Array(ascii.utf8), at: offset)
     }
 
+    /// An EBML element ID, 1 to 4 bytes, its length marker kept (as the
+    /// Matroska spec writes IDs: Segment is 0x18538067).
+    func ebmlID(at offset: Int) -> (id: UInt32, length: Int)? {
+        guard let first = u8(at: offset), first != 0 else { return nil }
+        let length = first.leadingZeroBitCount + 1
+        guard length <= 4, let raw = bytes(offset..<offset + length) else { return nil }
+        return (raw.reduce(0) { $0 << 8 | UInt32($1) }, length)
+    }
+
+    /// An EBML data size, 1 to 8 bytes, its length marker removed. `size` is
+    /// nil when every value bit is set: "unknown", which live muxers
+    /// (MediaRecorder) write for the Segment and each Cluster.
+    func ebmlSize(at offset: Int) -> (size: UInt64?, length: Int)? {
+        guard let first = u8(at: offset), first != 0 else { return nil }
+        let length = first.leadingZeroBitCount + 1
+        guard let raw = bytes(offset..<offset + length) else { return nil }
+        let valueBits = UInt64(7 * length)
+        let value = raw.dropFirst().reduce(UInt64(first) & (0xFF >> UInt64(length))) { $0 << 8 | UInt64($1) }
+        return (value == (1 << valueBits) - 1 ? nil : value, length)
+    }
+
     /// The bytes in `range`, or nil when any of it lies outside the array.
     func bytes(_ range: Range<Int>) -> [UInt8]? {
         guard range.lowerBound >= 0, range.upperBound <= count else { return nil }

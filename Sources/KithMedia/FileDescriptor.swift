@@ -105,6 +105,18 @@ final class FileDescriptor {
         }
     }
 
+    /// Overwrites `range` with zeros in 64 KiB writes, so neutralising a
+    /// large atom never needs a buffer its size.
+    func writeZeros(_ range: Range<UInt64>) throws {
+        let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Int(min(UInt64(zeros.count), range.upperBound - offset))
+            try write(count == zeros.count ? zeros : Array(zeros[0..<count]), at: offset)
+            offset += UInt64(count)
+        }
+    }
+
     func sync() throws {
         guard fsync(raw) == 0 else { throw MediaFileError.system(call: "fsync", path: path, errno: errno) }
     }

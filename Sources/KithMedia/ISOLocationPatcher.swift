@@ -5,11 +5,13 @@
 ///
 /// Walks atom headers (32-bit sizes, 64-bit "largesize", size 0 = to the end)
 /// and descends only into the containers where metadata lives: moov, trak,
-/// mdia, minf, udta, meta, ilst, moof, traf. Location found there:
-/// - `©xyz` (QuickTime/Android, ISO 6709 text) and 3GPP `loci`, at any depth;
+/// mdia, minf, udta, meta, ilst, moof, traf. Everything below is found at any
+/// depth among those (moov/udta, moov/meta, moov/trak/udta/meta, …):
+/// - `©xyz` (QuickTime/Android, ISO 6709 text) and 3GPP `loci`;
 /// - iPhone's `com.apple.quicktime.location.*` entries: a `keys` atom names
 ///   them and the `ilst` item whose type is that key's index holds the value;
-/// - XMP `uuid` atoms, which can carry GPS.
+/// - XMP, which can carry GPS: QuickTime's `XMP_` atom (where exiftool puts
+///   it) and the ISO `uuid` atom with XMP's UUID.
 /// Location inside a timed metadata track in `mdat` (GoPro GPMF) is not found.
 struct ISOLocationPatcher {
     let file: FileDescriptor
@@ -82,6 +84,8 @@ struct ISOLocationPatcher {
             if Self.locationAtoms.contains(atom.type) {
                 try neutralise(atom, because: "\(atom.type) atom", state: state)
                 state.report.removedLocation = true
+            } else if atom.type == "XMP_" {
+                try neutralise(atom, because: "XMP_ atom", state: state)
             } else if atom.type == "uuid", atom.size >= atom.headerLength + 16,
                       try file.read(count: 16, at: atom.payload) == Self.xmpUUID {
                 try neutralise(atom, because: "XMP uuid atom", state: state)
@@ -147,13 +151,7 @@ struct ISOLocationPatcher {
     /// Renames the atom to `free` and zeros its payload, in 64 KiB writes.
     private func neutralise(_ atom: Atom, because what: String, state: State) throws {
         try file.write(Array("free".utf8), at: atom.offset + 4)
-        let zeros = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset = atom.payload
-        while offset < atom.end {
-            let count = Int(min(UInt64(zeros.count), atom.end - offset))
-            try file.write(count == zeros.count ? zeros : Array(zeros[0..<count]), at: offset)
-            offset += UInt64(count)
-        }
+        try file.writeZeros(atom.payload..<atom.end)
         state.report.removed.append("MP4 \(what) at byte \(atom.offset) (\(atom.size) bytes)")
     }
 }

@@ -143,45 +143,24 @@ public enum MediaSniffer {
     /// DocType (42 82), which must say "webm". Matroska proper is refused:
     /// browsers do not promise to play it.
     private static func isWebM(_ bytes: [UInt8]) -> Bool {
-        guard bytes.has([0x1A, 0x45, 0xDF, 0xA3], at: 0),
-              let (headerSize, sizeLength) = ebmlVarInt(bytes, at: 4) else { return false }
-        var offset = 4 + sizeLength
-        let end = offset + headerSize
+        guard bytes.has([0x1A, 0x45, 0xDF, 0xA3], at: 0), let header = bytes.ebmlSize(at: 4),
+              let headerSize = header.size, headerSize < UInt64(bytes.count) else { return false }
+        var offset = 4 + header.length
+        let end = offset + Int(headerSize)
         guard end <= bytes.count else { return false }
         while offset < end {
-            guard let (id, idLength) = ebmlID(bytes, at: offset),
-                  let (size, lengthLength) = ebmlVarInt(bytes, at: offset + idLength) else { return false }
-            let payload = offset + idLength + lengthLength
-            guard payload + size <= end else { return false }
+            guard let (id, idLength) = bytes.ebmlID(at: offset), let field = bytes.ebmlSize(at: offset + idLength),
+                  let size = field.size, size < UInt64(end) else { return false }
+            let payload = offset + idLength + field.length
+            guard payload + Int(size) <= end else { return false }
             if id == 0x4282 {
                 // DocType is a string, possibly NUL-padded.
-                let value = bytes[payload..<payload + size].prefix { $0 != 0 }
+                let value = bytes[payload..<payload + Int(size)].prefix { $0 != 0 }
                 return Array(value) == Array("webm".utf8)
             }
-            offset = payload + size
+            offset = payload + Int(size)
         }
         return false
-    }
-
-    /// An element ID keeps its length marker; 1 to 4 bytes.
-    private static func ebmlID(_ bytes: [UInt8], at offset: Int) -> (UInt32, Int)? {
-        guard let first = bytes.u8(at: offset), first != 0 else { return nil }
-        let length = first.leadingZeroBitCount + 1
-        guard length <= 4, let raw = bytes.bytes(offset..<offset + length) else { return nil }
-        return (raw.reduce(0) { $0 << 8 | UInt32($1) }, length)
-    }
-
-    /// A data size: 1 to 8 bytes with the marker bit removed. Sizes too large
-    /// for the prefix (including "unknown size") are returned as is and then
-    /// fail the caller's bounds check.
-    private static func ebmlVarInt(_ bytes: [UInt8], at offset: Int) -> (Int, Int)? {
-        guard let first = bytes.u8(at: offset), first != 0 else { return nil }
-        let length = first.leadingZeroBitCount + 1
-        guard let raw = bytes.bytes(offset..<offset + length) else { return nil }
-        var value = UInt64(first) & (0xFF >> UInt64(length))
-        for byte in raw.dropFirst() { value = value << 8 | UInt64(byte) }
-        guard value < UInt64(Int32.max) else { return nil }
-        return (Int(value), length)
     }
 
     // MARK: - Audio

@@ -21,7 +21,9 @@ public struct StripReport: Sendable, Hashable, CustomStringConvertible {
     /// The orientation that survived (2–8), if the photo had one.
     public var orientation: UInt16?
     /// Whether a known location field (Exif GPS IFD, an MP4/MOV location atom
-    /// or QuickTime location key) was among the things removed.
+    /// or QuickTime location key, a Matroska location tag) was among the
+    /// things removed. XMP is removed whole without being read, so it does not
+    /// count even when it held GPS.
     public var removedLocation: Bool
 
     public init(method: Method, removed: [String] = [], orientation: UInt16? = nil, removedLocation: Bool = false) {
@@ -38,7 +40,7 @@ public struct StripReport: Sendable, Hashable, CustomStringConvertible {
 
 /// Removes where a photo or video was taken, keeping how it should be turned.
 ///
-/// Photos (JPEG, PNG, WebP) are small enough (the caller caps them) to read
+/// Photos (JPEG, PNG, GIF, WebP) are small enough (the caller caps them) to read
 /// whole: the stripped copy is written beside the file, fsynced and renamed
 /// over it (`.rewritten`; the inode changes). Videos and audio are patched in
 /// place with positional writes, never read whole (`.patchedInPlace`; every
@@ -48,26 +50,31 @@ public struct StripReport: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Allow-lists rather than deny-lists where the format allows it: in a JPEG
 /// only the segments needed to draw the picture survive, in a PNG only the
-/// chunks that affect rendering. A structure that cannot be walked throws
-/// `MediaFileError.malformed`: if we cannot read it we cannot vouch that the
-/// location is gone, so the upload should be refused.
+/// chunks that affect rendering, in a GIF only the blocks that draw or loop.
+/// A structure that cannot be walked throws `MediaFileError.malformed`: if we
+/// cannot read it we cannot vouch that the location is gone, so the upload
+/// should be refused.
 public enum MetadataStripper {
     public static func strip(fileAt path: String, type: MediaType) throws -> StripReport {
         switch type.container {
-        case .jpeg, .png, .webp:
+        case .jpeg, .png, .gif, .webp:
             let file = try FileDescriptor(path: path, flags: O_RDONLY)
             let original = try file.readAll()
             let mode = try file.mode()
             let (bytes, report) = try strip(original, container: type.container)
             if report.method == .rewritten { try replaceFile(at: path, with: bytes, mode: mode) }
             return report
-        case .mp4, .quickTime:
+        case .mp4, .quickTime, .webm:
             let file = try FileDescriptor(path: path, flags: O_RDWR)
-            let report = try ISOLocationPatcher(file: file).run()
+            let report = type.container == .webm
+                ? try MatroskaLocationPatcher(file: file).run()
+                : try ISOLocationPatcher(file: file).run()
             if report.method == .patchedInPlace { try file.sync() }
             return report
-        case .gif, .webm, .adts, .mpegAudio, .ogg, .wav:
-            // No standard place for location in these containers: nothing to do.
+        case .adts, .mpegAudio, .ogg, .wav:
+            // No standard place for coordinates in these containers. An Ogg
+            // Vorbis comment or an MP3 ID3 frame can still hold a place name
+            // typed in by hand; they are not walked.
             return StripReport(method: .untouched)
         }
     }
@@ -80,6 +87,7 @@ public enum MetadataStripper {
         switch container {
         case .jpeg: output = try stripJPEG(bytes, into: &report)
         case .png: output = try stripPNG(bytes, into: &report)
+        case .gif: output = try stripGIF(bytes, into: &report)
         case .webp: output = try stripWebP(bytes, into: &report)
         default: return (bytes, report)
         }
@@ -297,5 +305,87 @@ public enum MetadataStripper {
         output += Array("WEBP".utf8)
         output += body
         return output
+    }
+
+    // MARK: - GIF
+
+    /// Application extensions that change what is shown: the loop count
+    /// (Netscape's, and the older AnimExts one) and an ICC colour profile,
+    /// which JPEG, PNG and WebP keep too.
+    private static let gifRenderingApplications: Set<String> = ["NETSCAPE2.0", "ANIMEXTS1.0", "ICCRGBG1012"]
+
+    /// Walks the block stream. Kept verbatim: the header, logical screen and
+    /// colour tables, every image with its LZW data, graphic control
+    /// extensions (frame delays, transparency), plain text extensions (they
+    /// draw) and the application extensions above. Dropped: every other
+    /// application extension (XMP is one, "XMP DataXMP"), comments, unknown
+    /// extensions, and bytes after the trailer.
+    private static func stripGIF(_ bytes: [UInt8], into report: inout StripReport) throws -> [UInt8] {
+        guard bytes.has("GIF87a", at: 0) || bytes.has("GIF89a", at: 0), let screenFlags = bytes.u8(at: 10),
+              13 + gifColourTableLength(screenFlags) <= bytes.count else {
+            throw MediaFileError.malformed("GIF header or global colour table")
+        }
+        var position = 13 + gifColourTableLength(screenFlags)
+        var output = Array(bytes[0..<position])
+        output.reserveCapacity(bytes.count)
+        while let introducer = bytes.u8(at: position) {
+            let start = position
+            switch introducer {
+            case 0x3B:
+                output.append(0x3B)
+                if position + 1 < bytes.count { report.removed.append("GIF data after trailer (\(bytes.count - position - 1) bytes)") }
+                return output
+            case 0x2C:
+                guard let imageFlags = bytes.u8(at: position + 9) else { throw MediaFileError.malformed("GIF image descriptor cut at \(position)") }
+                // Descriptor, local colour table, LZW minimum code size, then data sub-blocks.
+                position = try gifSubBlocksEnd(bytes, from: position + 10 + gifColourTableLength(imageFlags) + 1)
+                output += bytes[start..<position]
+            case 0x21:
+                guard let label = bytes.u8(at: position + 1) else { throw MediaFileError.malformed("GIF extension cut at \(position)") }
+                position = try gifSubBlocksEnd(bytes, from: position + 2)
+                let application = label == 0xFF ? gifApplicationIdentifier(bytes, at: start + 2) : ""
+                switch label {
+                case 0xF9, 0x01:
+                    output += bytes[start..<position]
+                case 0xFF where gifRenderingApplications.contains(application):
+                    output += bytes[start..<position]
+                case 0xFF:
+                    report.removed.append("GIF application extension \(application.debugDescription) (\(position - start) bytes)")
+                case 0xFE:
+                    report.removed.append("GIF comment (\(position - start) bytes)")
+                default:
+                    report.removed.append("GIF extension \(hex(label)) (\(position - start) bytes)")
+                }
+            default:
+                throw MediaFileError.malformed("GIF block expected at \(position), found \(hex(introducer))")
+            }
+        }
+        // Cut before the trailer: decoders draw the frames that are whole, and
+        // no metadata can follow, so keep it as it is.
+        return output
+    }
+
+    /// 3 × 2^(n+1) bytes when the table flag (0x80) is set, else none.
+    private static func gifColourTableLength(_ flags: UInt8) -> Int {
+        flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)
+    }
+
+    /// Where a run of data sub-blocks (a length byte, that many bytes, …,
+    /// a zero length) ends. XMP's raw packet is followed by a "magic
+    /// trailer" that makes it walk as sub-blocks too.
+    private static func gifSubBlocksEnd(_ bytes: [UInt8], from start: Int) throws -> Int {
+        var position = start
+        while true {
+            guard let length = bytes.u8(at: position) else { throw MediaFileError.malformed("GIF sub-blocks from \(start) run past the end") }
+            position += 1 + Int(length)
+            if length == 0 { return position }
+        }
+    }
+
+    /// The 8-byte identifier and 3-byte authentication code of the
+    /// application extension whose first sub-block starts at `offset`.
+    private static func gifApplicationIdentifier(_ bytes: [UInt8], at offset: Int) -> String {
+        guard let length = bytes.u8(at: offset), let identifier = bytes.bytes(offset + 1..<offset + 1 + min(Int(length), 11)) else { return "" }
+        return fourCCString(identifier)
     }
 }

@@ -129,6 +129,40 @@ struct MetadataStripperTests {
         #expect(stripped == Fixture.canvasWebP)
     }
 
+    // MARK: GIF
+
+    @Test("a GIF loses its XMP, comment, private application extension and trailing bytes; keeps its loop, colour profile and frames")
+    func gif() throws {
+        let original = Fixture.gifWithLocation()
+        #expect(original.contains(Fixture.xmpLocation))
+        let (path, cleanup) = try temporaryFile(original)
+        defer { cleanup() }
+        let report = try MetadataStripper.strip(fileAt: path, type: .gif)
+        let stripped = try read(path)
+
+        #expect(report.method == .rewritten)
+        #expect(report.removed.count == 4, "\(report)")
+        let before = try GIFWalk(original), after = try GIFWalk(stripped)
+        #expect(after.screen == before.screen)
+        #expect(after.blocks.map(\.label) == ["application NETSCAPE2.0", "application ICCRGBG1012", "extension F9", "image"])
+        #expect(after.blocks == before.blocks.filter { after.blocks.map(\.label).contains($0.label) })
+        #expect(after.bytesAfterTrailer == 0)
+        for needle in [Fixture.xmpLocation, "XMP", "tower", "Paris", "KITHDATA"] {
+            #expect(!stripped.contains(needle), "still holds \(needle)")
+        }
+        #expect(MediaSniffer.identify(stripped) == .allowed(.gif))
+        #expect(try MetadataStripper.strip(fileAt: path, type: .gif) == StripReport(method: .untouched))
+    }
+
+    @Test("a GIF cut between blocks keeps what it has; one cut inside a block or with a stray byte is refused")
+    func gifDamage() throws {
+        let (cut, cutReport) = try MetadataStripper.strip(Array(Fixture.gif.dropLast()), container: .gif)
+        #expect(cut == Array(Fixture.gif.dropLast()) && cutReport == StripReport(method: .untouched))
+        #expect(throws: MediaFileError.self) { try MetadataStripper.strip(Array(Fixture.gif.dropLast(3)), container: .gif) }
+        #expect(throws: MediaFileError.self) { try MetadataStripper.strip(Array(Fixture.gif.dropLast()) + [0x42, 0x3B], container: .gif) }
+        #expect(throws: MediaFileError.self) { try MetadataStripper.strip(Array(Fixture.gif.prefix(15)), container: .gif) }
+    }
+
     // MARK: MP4 / MOV
 
     @Test("an MP4's ©xyz, loci and iPhone location item become free atoms; size and every other byte unchanged")
@@ -147,18 +181,47 @@ struct MetadataStripperTests {
         #expect(!stripped.contains([0xA9, 0x78, 0x79, 0x7A]))
         #expect(!stripped.contains("loci"))
         #expect(!stripped.contains(Fixture.iso6709) && !stripped.contains("+48.8583") && !stripped.contains("Paris"))
-        for index in original.indices where original[index] != stripped[index] {
-            #expect(locations.contains { $0.contains(index) }, "byte \(index) changed outside a location atom")
-        }
-        for range in locations {
-            #expect(Array(stripped[range.lowerBound + 4..<range.lowerBound + 8]) == Array("free".utf8))
-            #expect(stripped[range.lowerBound + 8..<range.upperBound].allSatisfy { $0 == 0 })
-            #expect(stripped[range.lowerBound..<range.lowerBound + 4] == original[range.lowerBound..<range.lowerBound + 4])
-        }
+        expectFreeAtoms(at: locations, in: stripped, from: original)
         #expect(stripped.contains("Apple") && stripped.contains("Party"), "other metadata stays")
         #expect(stripped.suffix(Fixture.mdatPayload.count).elementsEqual(Fixture.mdatPayload))
         // Stripping again finds nothing more.
         #expect(try MetadataStripper.strip(fileAt: path, type: .mp4) == StripReport(method: .untouched))
+    }
+
+    @Test("a MOV's XMP_ atoms, XMP uuid and location keys and items in trak meta and trak udta meta become free atoms")
+    func movLocationAtDepth() throws {
+        let (original, locations) = Fixture.movWithLocationAtDepth()
+        #expect(locations.count == 6)
+        let (path, cleanup) = try temporaryFile(original)
+        defer { cleanup() }
+
+        let report = try MetadataStripper.strip(fileAt: path, type: .quickTime)
+        let stripped = try read(path)
+
+        #expect(report.method == .patchedInPlace && report.removedLocation)
+        #expect(report.removed.count == 6, "\(report)")
+        #expect(stripped.count == original.count)
+        for needle in [Fixture.xmpLocation, "XMP_", "+48.8583", "Eiffel", Fixture.iso6709] {
+            #expect(!stripped.contains(needle), "still holds \(needle)")
+        }
+        expectFreeAtoms(at: locations, in: stripped, from: original)
+        #expect(stripped.contains("Apple") && stripped.contains("Party") && stripped.contains("location.name"), "other metadata and the key names stay")
+        #expect(try MetadataStripper.strip(fileAt: path, type: .quickTime) == StripReport(method: .untouched))
+    }
+
+    /// Only the atoms in `locations` changed, each to a `free` atom of the
+    /// same size with a zeroed payload.
+    private func expectFreeAtoms(at locations: [Range<Int>], in stripped: [UInt8], from original: [UInt8],
+                                 sourceLocation: SourceLocation = #_sourceLocation) {
+        for index in original.indices where original[index] != stripped[index] {
+            #expect(locations.contains { $0.contains(index) }, "byte \(index) changed outside a location atom", sourceLocation: sourceLocation)
+        }
+        for range in locations {
+            #expect(Array(stripped[range.lowerBound + 4..<range.lowerBound + 8]) == Array("free".utf8), sourceLocation: sourceLocation)
+            #expect(stripped[range.lowerBound + 8..<range.upperBound].allSatisfy { $0 == 0 }, sourceLocation: sourceLocation)
+            #expect(stripped[range.lowerBound..<range.lowerBound + 4] == original[range.lowerBound..<range.lowerBound + 4],
+                    sourceLocation: sourceLocation)
+        }
     }
 
     @Test("a MOV with an ISO-style meta box and a size-0 last atom is walked too")
@@ -190,7 +253,7 @@ struct MetadataStripperTests {
         #expect(try read(path) == bytes)
     }
 
-    @Test("GIF, WAV, MP3, Ogg and WebM have nothing to strip")
+    @Test("a plain GIF, WAV, MP3, Ogg, AAC and a MediaRecorder-style WebM have nothing to strip")
     func nothingToDo() throws {
         for (bytes, type) in [(Fixture.gif, MediaType.gif), (Fixture.wav, .wav), (Fixture.mp3Frames, .mp3),
                               (Fixture.oggOpus, .ogg), (Fixture.webm, .webmAudio), (Fixture.adts, .aac)] {
@@ -207,6 +270,8 @@ struct MetadataStripperTests {
         let samples: [([UInt8], MediaType)] = [
             (Fixture.jpegWithLocation(), .jpeg), (Fixture.pngWithLocation(), .png),
             (Fixture.webpWithLocation(), .webp), (Fixture.mp4WithLocation().bytes, .mp4),
+            (Fixture.gifWithLocation(), .gif), (Fixture.movWithLocationAtDepth().bytes, .quickTime),
+            (Fixture.webmWithLocation().bytes, .webmVideo), (Fixture.webm, .webmAudio),
         ]
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -216,8 +281,8 @@ struct MetadataStripperTests {
                 bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
             }
             bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count + 1))))
-            if type.container == .mp4 {
-                let path = directory + "/\(round).mp4"
+            if type.kind != .photo {
+                let path = directory + "/\(round).\(type.fileExtension)"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
                 _ = try? MetadataStripper.strip(fileAt: path, type: type)
             } else {
@@ -296,6 +361,50 @@ struct JPEGWalk {
 }
 
 enum WalkError: Error { case bad(String) }
+
+struct GIFWalk {
+    struct Block: Equatable { var label: String; var bytes: [UInt8] }
+    /// Header, logical screen descriptor and global colour table.
+    var screen: [UInt8]
+    var blocks: [Block] = []
+    var bytesAfterTrailer: Int?
+
+    init(_ bytes: [UInt8]) throws {
+        func colourTable(_ flags: UInt8) -> Int { flags & 0x80 == 0 ? 0 : 3 * (1 << (Int(flags & 7) + 1)) }
+        var position = 13 + colourTable(bytes[10])
+        screen = Array(bytes[0..<position])
+        func skipSubBlocks() throws {
+            while true {
+                guard position < bytes.count else { throw WalkError.bad("sub-blocks past end") }
+                let length = Int(bytes[position])
+                position += 1 + length
+                if length == 0 { return }
+            }
+        }
+        while position < bytes.count {
+            let start = position
+            let label: String
+            switch bytes[position] {
+            case 0x3B:
+                bytesAfterTrailer = bytes.count - position - 1
+                return
+            case 0x2C:
+                position += 10 + colourTable(bytes[position + 9]) + 1
+                try skipSubBlocks()
+                label = "image"
+            case 0x21:
+                let kind = bytes[position + 1]
+                position += 2
+                try skipSubBlocks()
+                label = kind == 0xFF ? "application " + String(decoding: bytes[start + 3..<start + 14], as: UTF8.self)
+                    : kind == 0xFE ? "comment" : "extension " + String(kind, radix: 16, uppercase: true)
+            default:
+                throw WalkError.bad("block at \(position)")
+            }
+            blocks.append(Block(label: label, bytes: Array(bytes[start..<position])))
+        }
+    }
+}
 
 struct PNGChunk: Equatable { var type: String; var data: [UInt8]; var crcValid: Bool }
 

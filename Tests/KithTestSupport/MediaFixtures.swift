@@ -40,6 +40,26 @@ public enum Fixture {
         0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
     ]
 
+    /// `gif` with, before its image: a NETSCAPE2.0 loop, an ICC profile, an
+    /// XMP application extension naming the location (closed by XMP's
+    /// "magic trailer") and a comment; after the image a private application
+    /// extension; then bytes after the trailer.
+    public static func gifWithLocation() -> [UInt8] {
+        func application(_ identifier: String, _ blocks: [UInt8]) -> [UInt8] {
+            [0x21, 0xFF, 0x0B] + Array(identifier.utf8) + blocks
+        }
+        let magicTrailer: [UInt8] = [0x01] + (0...255).reversed().map { UInt8($0) } + [0x00]
+        let colourTableEnd = 19
+        return Array(gif[0..<colourTableEnd])
+            + application("NETSCAPE2.0", [0x03, 0x01, 0x00, 0x00, 0x00])
+            + application("ICCRGBG1012", [0x04, 0x01, 0x02, 0x03, 0x04, 0x00])
+            + application("XMP DataXMP", Array("<x:xmpmeta><rdf:Description \(xmpLocation)/></x:xmpmeta>".utf8) + magicTrailer)
+            + [0x21, 0xFE, 19] + Array("shot near the tower".utf8) + [0x00]
+            + gif[colourTableEnd..<gif.count - 1]
+            + application("KITHDATA1.0", [0x05] + Array("Paris".utf8) + [0x00])
+            + [0x3B] + Array("Paris again".utf8)
+    }
+
     private static func base64(_ parts: String...) -> [UInt8] {
         [UInt8](Data(base64Encoded: parts.joined())!)
     }
@@ -192,9 +212,7 @@ public enum Fixture {
     /// with `©xyz` (and the QuickTime zero terminator), an iPhone-style meta
     /// (keys + ilst, item 2 being the location), then a 64-bit-size mdat.
     public static func mp4WithLocation(major: String = "isom") -> (bytes: [UInt8], locations: [Range<Int>]) {
-        let keys: [UInt8] = [0, 0, 0, 0] + be32(2)
-            + be32(8 + 24) + Array("mdtacom.apple.quicktime.make".utf8)
-            + be32(8 + 36) + Array("mdtacom.apple.quicktime.location.ISO6709".utf8)
+        let keys = quickTimeKeys(["com.apple.quicktime.make", "com.apple.quicktime.location.ISO6709"])
         let xyz: [UInt8] = [0xA9, 0x78, 0x79, 0x7A]
         let tree: [Atom] = [
             .node("moov", [
@@ -211,8 +229,8 @@ public enum Fixture {
                     .leaf("hdlr", [0, 0, 0, 0] + Array("mhlrmdta".utf8) + [UInt8](repeating: 0, count: 13)),
                     .leaf("keys", keys),
                     .node("ilst", [
-                        .node(be32(1), prefix: [], [.leaf("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array("Apple".utf8))]),
-                        .node(be32(2), prefix: [], [.leaf("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array("+48.8583+002.2945+035.000/".utf8), location: false)]),
+                        ilstItem(1, "Apple"),
+                        ilstItem(2, "+48.8583+002.2945+035.000/"),
                     ]),
                 ]),
             ]),
@@ -222,26 +240,147 @@ public enum Fixture {
         var locations: [Range<Int>] = []
         for atom in tree { atom.write(at: bytes.count, into: &bytes, locations: &locations) }
         // The ilst item for key 2 is a location too; find it by its payload.
-        let value = Array("+48.8583+002.2945+035.000/".utf8)
-        if let at = bytes.firstRange(of: value)?.lowerBound {
-            let itemStart = at - 16 - 8 // data header + version/flags/locale, item header
-            locations.append(itemStart..<itemStart + 8 + 16 + value.count)
-        }
+        locations += ilstItem(holding: "+48.8583+002.2945+035.000/", in: bytes)
+        return (bytes, locations)
+    }
+
+    /// A QuickTime `keys` payload naming `mdta` keys 1, 2, … in order.
+    public static func quickTimeKeys(_ names: [String]) -> [UInt8] {
+        [0, 0, 0, 0] + be32(UInt32(names.count)) + names.flatMap { be32(UInt32(8 + $0.utf8.count)) + Array("mdta\($0)".utf8) }
+    }
+
+    /// An `ilst` item for key `index` holding UTF-8 text.
+    public static func ilstItem(_ index: UInt32, _ text: String) -> Atom {
+        .node(be32(index), prefix: [], [.leaf("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array(text.utf8))])
+    }
+
+    /// The byte range of the `ilst` item whose data atom holds `text`.
+    static func ilstItem(holding text: String, in bytes: [UInt8]) -> [Range<Int>] {
+        guard let at = bytes.firstRange(of: Array(text.utf8))?.lowerBound else { return [] }
+        let itemStart = at - 16 - 8 // data header + version/flags/locale, item header
+        return [itemStart..<itemStart + 8 + 16 + text.utf8.count]
+    }
+
+    /// A MOV with location below the top, where exiftool and cameras put
+    /// it: `XMP_` in moov/udta and moov/trak/udta; a QuickTime meta with
+    /// location keys in moov/trak; an ISO meta with a `©xyz` item in
+    /// moov/trak/udta/meta; an XMP `uuid` atom at the top level.
+    public static func movWithLocationAtDepth() -> (bytes: [UInt8], locations: [Range<Int>]) {
+        let xmp = Array("<x:xmpmeta><rdf:Description \(xmpLocation)/></x:xmpmeta>".utf8)
+        let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
+        let keys = quickTimeKeys(["com.apple.quicktime.make", "com.apple.quicktime.location.ISO6709", "com.apple.quicktime.location.name"])
+        let xyzItem: [UInt8] = be32(UInt32(16 + iso6709.utf8.count)) + Array("data".utf8) + [0, 0, 0, 1, 0, 0, 0, 0] + Array(iso6709.utf8)
+        let tree: [Atom] = [
+            .node("moov", [
+                .leaf("mvhd", [UInt8](repeating: 0x11, count: 100)),
+                .node("trak", [
+                    .leaf("tkhd", [UInt8](repeating: 0x22, count: 84)),
+                    .node("meta", [
+                        .leaf("hdlr", [0, 0, 0, 0] + Array("mhlrmdta".utf8) + [UInt8](repeating: 0, count: 13)),
+                        .leaf("keys", keys),
+                        .node("ilst", [ilstItem(1, "Apple"), ilstItem(2, "+48.8583+002.2945+035.000/"), ilstItem(3, "Eiffel Tower")]),
+                    ]),
+                    .node("udta", [
+                        .leaf("XMP_", xmp, location: true),
+                        .node("meta", prefix: [0, 0, 0, 0], [
+                            .leaf("hdlr", [0, 0, 0, 0, 0, 0, 0, 0] + Array("mdirappl".utf8) + [UInt8](repeating: 0, count: 9)),
+                            .node("ilst", [.leaf([0xA9] + Array("xyz".utf8), xyzItem, location: true)]),
+                        ]),
+                    ]),
+                ]),
+                .node("udta", [
+                    .leaf([0xA9] + Array("nam".utf8), be16(5) + be16(0x55C4) + Array("Party".utf8)),
+                    .leaf("XMP_", xmp, location: true),
+                ]),
+            ]),
+            .leaf("uuid", xmpUUID + xmp, location: true),
+            .leaf("mdat", mdatPayload),
+        ]
+        var bytes = ftyp("qt  ", ["qt  "])
+        var locations: [Range<Int>] = []
+        for atom in tree { atom.write(at: bytes.count, into: &bytes, locations: &locations) }
+        locations += ilstItem(holding: "+48.8583+002.2945+035.000/", in: bytes) + ilstItem(holding: "Eiffel Tower", in: bytes)
         return (bytes, locations)
     }
 
     // MARK: - Audio and video headers
 
-    /// An EBML header with the given DocType, then a Segment of unknown size.
-    public static func ebml(docType: String) -> [UInt8] {
+    // MARK: - Matroska
+
+    /// An EBML element: its ID as the spec writes it, a 1-, 2- or 8-byte size,
+    /// the payload.
+    public static func ebmlElement(_ id: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        let idBytes = be32(id).drop { $0 == 0 }
+        let size: [UInt8] = switch payload.count {
+        case ..<127: [0x80 | UInt8(payload.count)]
+        case ..<16383: [0x40 | UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default: [0x01] + be64(UInt64(payload.count)).dropFirst()
+        }
+        return idBytes + size + payload
+    }
+
+    /// An element whose size says "unknown", as live muxers write Segments
+    /// and Clusters before they know how long they will be.
+    public static func ebmlUnknownSize(_ id: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        be32(id).drop { $0 == 0 } + [0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + payload
+    }
+
+    public static func simpleTag(_ name: String, _ value: String, nested: [[UInt8]] = []) -> [UInt8] {
+        ebmlElement(0x67C8, ebmlElement(0x45A3, Array(name.utf8)) + ebmlElement(0x4487, Array(value.utf8)) + nested.joined())
+    }
+
+    /// A Cluster's Timestamp and two SimpleBlocks on track 1.
+    public static let clusterBody: [UInt8] = ebmlElement(0xE7, [0x00])
+        + ebmlElement(0xA3, [0x81, 0x00, 0x00, 0x80] + [UInt8](repeating: 0xFC, count: 40))
+        + ebmlElement(0xA3, [0x81, 0x00, 0x14, 0x80] + [UInt8](repeating: 0xFC, count: 40))
+
+    /// Info and Tracks (one Opus track) the way Chrome writes them.
+    public static let matroskaInfoAndTracks: [UInt8] =
+        ebmlElement(0x1549_A966, ebmlElement(0x2A_D7B1, [0x0F, 0x42, 0x40]) + ebmlElement(0x4D80, Array("Chrome".utf8))
+            + ebmlElement(0x5741, Array("Chrome".utf8)))
+        + ebmlElement(0x1654_AE6B, ebmlElement(0xAE, ebmlElement(0xD7, [1]) + ebmlElement(0x73C5, [1]) + ebmlElement(0x83, [2])
+            + ebmlElement(0x86, Array("A_OPUS".utf8)) + ebmlElement(0xE1, ebmlElement(0xB5, [0x47, 0x3B, 0x80, 0x00]) + ebmlElement(0x9F, [1]))))
+
+    /// An EBML header with the given DocType, then what Chrome's
+    /// MediaRecorder writes: a Segment of unknown size holding Info, Tracks
+    /// and two Clusters of unknown size (`after` follows the Clusters).
+    public static func ebml(docType: String, after: [UInt8] = []) -> [UInt8] {
+        let clusters = ebmlUnknownSize(0x1F43_B675, clusterBody) + ebmlUnknownSize(0x1F43_B675, clusterBody)
+        return ebmlHeader(docType: docType) + ebmlUnknownSize(0x1853_8067, matroskaInfoAndTracks + clusters + after)
+    }
+
+    public static func ebmlHeader(docType: String) -> [UInt8] {
         let doc = Array(docType.utf8)
         let children: [UInt8] = [0x42, 0x86, 0x81, 0x01, 0x42, 0xF7, 0x81, 0x01, 0x42, 0xF2, 0x81, 0x04, 0x42, 0xF3, 0x81, 0x08]
             + [0x42, 0x82, 0x80 | UInt8(doc.count)] + doc + [0x42, 0x87, 0x81, 0x04, 0x42, 0x85, 0x81, 0x02]
         return [0x1A, 0x45, 0xDF, 0xA3, 0x80 | UInt8(children.count)] + children
-            + [0x18, 0x53, 0x80, 0x67, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0xEC, count: 32)
     }
 
     public static let webm = ebml(docType: "webm")
+
+    /// The place a WebM's tags name, ISO 6709 as ffmpeg writes it.
+    public static let webmLocation = "+48.8577+002.2950/"
+
+    /// A WebM as ffmpeg writes it (Segment and Cluster of known size) whose
+    /// Tags (guarded by a CRC-32, as mkvmerge writes them) hold a title, a
+    /// LOCATION, and an ARTIST with a nested GPS_LATITUDE; plus an
+    /// Attachments element with a picture. `locations` are the byte ranges
+    /// that must become Void elements.
+    public static func webmWithLocation() -> (bytes: [UInt8], locations: [Range<Int>]) {
+        let location = simpleTag("LOCATION", webmLocation)
+        let latitude = simpleTag("gps_latitude", "48.8577")
+        let tag = ebmlElement(0x7373, ebmlElement(0x63C0, []) + simpleTag("TITLE", "Party") + location
+            + simpleTag("ARTIST", "Ann", nested: [latitude]))
+        let tags = ebmlElement(0x1254_C367, ebmlElement(0xBF, [0xDE, 0xAD, 0xBE, 0xEF]) + tag)
+        let picture = ebmlElement(0x61A7, ebmlElement(0x466E, Array("cover.jpg".utf8)) + ebmlElement(0x465C, jpegWithLocation()))
+        let attachments = ebmlElement(0x1941_A469, picture)
+        let body = matroskaInfoAndTracks + tags + ebmlElement(0x1F43_B675, clusterBody) + attachments
+        let bytes = ebmlHeader(docType: "webm") + ebmlElement(0x1853_8067, body)
+        let locations = [location, latitude, [0xBF, 0x84, 0xDE, 0xAD, 0xBE, 0xEF], attachments].map { needle in
+            bytes.firstRange(of: needle)!
+        }
+        return (bytes, locations)
+    }
 
     public static func ogg(firstPacket: [UInt8]) -> [UInt8] {
         Array("OggS".utf8) + [0, 0x02] + [UInt8](repeating: 0, count: 8) + le32(0x1234) + le32(0) + le32(0)
