@@ -3,6 +3,7 @@
 #   make run     install missing Debian packages, build, serve on ./data
 #   make test    the same set-up, then every test
 #   make bench   release build, then the benchmark table (needs wrk)
+#   make bench-attack  release build, then the figures under attack
 #   make map     regenerate the plate game's map from the vendored us-atlas file
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
@@ -26,7 +27,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps install clean map
+.PHONY: all deps test-deps build release run test bench bench-deps bench-attack install clean map
 
 all: build
 
@@ -79,6 +80,12 @@ bench-deps:
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
+	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
+
+# Only the figures under attack: memory under an upload flood, a signed-in
+# page's latency under a sign-up flood, connections one address can hold.
+bench-attack: release
+	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 
 # The plate game's map: Scripts/us-atlas/states-albers-10m.json (TopoJSON,
 # Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which

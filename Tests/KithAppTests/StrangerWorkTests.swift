@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import KithApp
+import KithHTTP
 import KithTestSupport
 import Testing
 
@@ -155,5 +156,50 @@ struct StrangerWorkTests {
             if !healthy { usleep(100_000) }
         }
         #expect(healthy)
+    }
+}
+
+@Suite("Throttles behind a trusted proxy")
+struct TrustedProxyThrottleTests {
+    static func harness() throws -> AppHarness {
+        try AppHarness(configure: { config in
+            config.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1)
+            config.trustedProxies = [AddressBlock("127.0.0.1")!]
+        })
+    }
+
+    static func browser(_ app: AppHarness, at address: String) -> WebSession {
+        let session = WebSession(port: app.port)
+        session.forwardedFor = address
+        return session
+    }
+
+    @Test("behind the proxy, one client's failed sign-ins hold back that client only: a correct password from anyone else gets in")
+    func signInsPerClient() throws {
+        let app = try Self.harness()
+        _ = try signUp(app, username: "rightful")
+        let attacker = Self.browser(app, at: "198.51.100.1")
+        for index in 0..<AccountRoutes.failuresPerAddress {
+            #expect(try signIn(attacker, username: "made_up_\(index)", password: "a wrong guess").status == 401)
+        }
+        #expect(try signIn(Self.browser(app, at: "198.51.100.1"), username: "rightful", password: "correct horse").status == 429,
+                "the client that failed is judged by its own address")
+        #expect(try signIn(Self.browser(app, at: "203.0.113.7"), username: "rightful", password: "correct horse").status == 303,
+                "a new device elsewhere, through the same proxy, is not")
+    }
+
+    @Test("behind the proxy, one client's unknown codes hold back that client only, and a working code opens for everyone")
+    func invitesPerClient() throws {
+        let app = try TestClubs.harness(configure: { $0.trustedProxies = [AddressBlock("127.0.0.1")!] })
+        let (_, code) = try TestClubs.make(app)
+        let guesser = Self.browser(app, at: "198.51.100.1")
+        for index in 0..<InviteRoutes.failuresPerAddress {
+            #expect(try guesser.get("/join/ZZZZZ\(index % 8 + 2)").status == 404)
+        }
+        #expect(try guesser.get("/join/ZZZZZZ").status == 429)
+        #expect(try guesser.get("/join/\(code)").status == 200, "a working code still opens for the guesser")
+        let neighbour = Self.browser(app, at: "203.0.113.7")
+        #expect(try neighbour.get("/join/ZZZZZZ").status == 404, "someone else behind the proxy is not held back")
+        #expect(try neighbour.get("/join/\(code)").status == 200)
     }
 }

@@ -10,6 +10,9 @@ final class WebSession: @unchecked Sendable {
     let port: Int
     private(set) var cookies: [String: String] = [:]
     var origin: String
+    /// Sent as `X-Forwarded-For` with every request: this browser as a
+    /// reverse proxy would name it.
+    var forwardedFor: String?
 
     init(port: Int) {
         self.port = port
@@ -61,6 +64,7 @@ final class WebSession: @unchecked Sendable {
         if !cookies.isEmpty {
             head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"
         }
+        if let forwardedFor { head += "X-Forwarded-For: \(forwardedFor)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         try client.send(Array((head + "\r\n").utf8) + body)
