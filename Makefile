@@ -4,6 +4,7 @@
 #   make test    the same set-up, then every test
 #   make bench   release build, then the benchmark table (needs wrk)
 #   make bench-attack  release build, then the figures under attack
+#   make fuzz    build the libFuzzer harnesses, run each for SECONDS (60)
 #   make map     regenerate the plate game's map from the vendored us-atlas file
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
@@ -27,7 +28,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps bench-attack install clean map
+.PHONY: all deps test-deps build release run test bench bench-deps bench-attack fuzz install clean map
 
 all: build
 
@@ -86,6 +87,33 @@ bench: release bench-deps
 # page's latency under a sign-up flood, connections one address can hold.
 bench-attack: release
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
+
+# The harnesses in Tests/Fuzz, optimised and with ASan, in a build directory of
+# their own so the ordinary build is never invalidated; KITH_FUZZ=1 is what
+# makes Package.swift declare them. Each runs for SECONDS over a copy of its
+# seed corpus (Tests/Fuzz/Corpus/NAME); new inputs and any crashing input stay
+# under $(FUZZ_BUILD)/runs/NAME. `-sanitize=fuzzer,address` is one flag
+# because swiftc keeps only the last of several `-sanitize=`.
+# SWIFT_BACKTRACE=enable=no: Swift's crash backtracer reads the stack in a way
+# ASan reports as an error of its own, burying the real report.
+SECONDS ?= 60
+FUZZ_BUILD := .build/fuzz
+FUZZ_BIN := $(FUZZ_BUILD)/release/kith-fuzz
+
+fuzz: deps
+	KITH_FUZZ=1 $(SWIFT) build -c release --build-path $(FUZZ_BUILD) --product kith-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address $(SWIFT_FLAGS)
+	@names=$$($(FUZZ_BIN) list) || exit 1; failed=0; for name in $$names; do \
+	  run=$(FUZZ_BUILD)/runs/$$name; rm -rf $$run; mkdir -p $$run/corpus $$run/crashes; \
+	  cp Tests/Fuzz/Corpus/$$name/* $$run/corpus/ || exit 1; \
+	  if SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) $$name $$run/corpus -max_total_time=$(SECONDS) -timeout=30 \
+	      -print_final_stats=1 -artifact_prefix=$$run/crashes/ >$$run/log 2>&1; then \
+	    echo "fuzz $$name: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$run/log) runs," \
+	      "$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$run/log)/s"; \
+	  else \
+	    tail -n 40 $$run/log; echo "fuzz $$name: FAILED, see $$run/log and $$run/crashes/"; failed=1; \
+	  fi; \
+	done; exit $$failed
 
 # The plate game's map: Scripts/us-atlas/states-albers-10m.json (TopoJSON,
 # Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which

@@ -67,3 +67,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses for `make fuzz`, declared only when KITH_FUZZ is set:
+// `swift build` builds every executable target, and this one needs the
+// sanitizer flags, so the ordinary build and `make test` must not see it.
+if Context.environment["KITH_FUZZ"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "kith-fuzz", dependencies: ["KithHTTP", "KithMedia"], path: "Tests/Fuzz", exclude: ["Corpus"])
+    )
+}
