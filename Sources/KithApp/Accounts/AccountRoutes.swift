@@ -23,22 +23,22 @@ enum AccountRoutes {
     static let failuresPerDevice = 5
     static let failureWindow: Int64 = 15 * 60
 
-    static func register(on app: KithApp) {
-        app.on(signUpForm) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(signUpForm) { context in
             if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
             return signUpPage(context, FormState(values: ["time_zone": TimeZones.serverDefault]))
         }
-        app.on(signUp) { context in try signUpPost(&context) }
-        app.on(signInForm) { context in
+        Endpoint(signUp) { context in try signUpPost(&context) }
+        Endpoint(signInForm) { context in
             if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
             return context.app.page(SignInPage.render(context: context.pageContext(), form: FormState(), next: nextPath(context)))
         }
-        app.on(signIn) { context in try signInPost(&context) }
-        app.on(signOutConfirm) { context in
+        Endpoint(signIn) { context in try signInPost(&context) }
+        Endpoint(signOutConfirm) { context in
             guard let user = context.user else { return .redirect(to: HomeRoutes.home.path()) }
             return context.app.page(SignOutPage.render(context: context.pageContext(), isGuest: user.isGuest))
         }
-        app.on(signOut) { context in
+        Endpoint(signOut) { context in
             if let session = context.session {
                 let sessions = context.app.sessions
                 try context.app.database.write { try sessions.end($0, sessionIDs: [session.id]) }
@@ -46,7 +46,7 @@ enum AccountRoutes {
             context.setCookie(context.app.sessions.cleared())
             return .redirect(to: HomeRoutes.home.path())
         }
-        app.on(signOutEverywhere) { context in
+        Endpoint(signOutEverywhere) { context in
             let user = try context.requireUser()
             let live = context.app.live
             try context.app.database.write { tx in
@@ -56,12 +56,12 @@ enum AccountRoutes {
             context.setCookie(context.app.sessions.cleared())
             return .redirect(to: HomeRoutes.home.path())
         }
-        app.on(claimForm) { context in
+        Endpoint(claimForm) { context in
             let user = try context.requireUser()
             guard user.isGuest else { return .redirect(to: HomeRoutes.home.path()) }
             return context.app.page(ClaimPage.render(context: context.pageContext(), form: FormState()))
         }
-        app.on(claim) { context in try claimPost(&context) }
+        Endpoint(claim) { context in try claimPost(&context) }
     }
 
     // MARK: Sign up

@@ -18,34 +18,27 @@ enum RecoveryRoutes {
     static let delete = Route(.post, "/settings/delete")
     static let goodbye = Route(.get, "/goodbye")
 
-    static func register(on app: KithApp) {
-        // Features reach the purge registry through the app once it holds
-        // one; until then the delete handler owns this instance.
-        register(on: app, purges: app.purges)
-    }
-
-    /// `purges` is the registry whose hooks deleting an account runs.
-    static func register(on app: KithApp, purges: AccountPurge) {
-        app.on(recoverForm) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(recoverForm) { context in
             if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
             return context.app.page(RecoverPage.render(context: context.pageContext(), form: FormState()))
         }
-        app.on(recover) { context in try recoverPost(&context) }
+        Endpoint(recover) { context in try recoverPost(&context) }
 
-        app.on(resetForm) { context in
+        Endpoint(resetForm) { context in
             let token = try context.request.parameter("token", as: String.self)
             guard try linkUser(context, token: token, purpose: .reset) != nil else { return unavailable(context) }
             return context.app.page(ResetLinkPage.render(context: context.pageContext(), action: reset.path(token)))
         }
-        app.on(reset) { context in try resetPost(&context) }
+        Endpoint(reset) { context in try resetPost(&context) }
 
-        app.on(continueStart) { context in
+        Endpoint(continueStart) { context in
             _ = try context.requireUser()
             let page = ContinueStartPage.render(
                 context: context.pageContext(), action: makeContinueLink.path(), minutes: continueMinutes)
             return context.app.page(page)
         }
-        app.on(makeContinueLink) { context in
+        Endpoint(makeContinueLink) { context in
             let user = try context.requireUser()
             let app = context.app
             let now = app.now
@@ -57,7 +50,7 @@ enum RecoveryRoutes {
             return app.page(
                 ContinueLinkPage.render(context: context.pageContext(), link: link, qrCode: qrCode, minutes: continueMinutes))
         }
-        app.on(continueLinkForm) { context in
+        Endpoint(continueLinkForm) { context in
             let token = try context.request.parameter("token", as: String.self)
             guard let owner = try linkUser(context, token: token, purpose: .continue) else { return unavailable(context) }
             let signedInAs = context.user.flatMap { $0.id == owner.id ? nil : $0.displayName }
@@ -66,14 +59,14 @@ enum RecoveryRoutes {
                 signedInAs: signedInAs)
             return context.app.page(page)
         }
-        app.on(continueLink) { context in try continuePost(&context) }
+        Endpoint(continueLink) { context in try continuePost(&context) }
 
-        app.on(deleteForm) { context in
+        Endpoint(deleteForm) { context in
             let user = try context.requireUser()
             return context.app.page(DeleteAccountPage.render(context: context.pageContext(), isGuest: user.isGuest, form: FormState()))
         }
-        app.on(delete) { context in try deletePost(&context, purges: purges) }
-        app.on(goodbye) { context in
+        Endpoint(delete) { context in try deletePost(&context, purges: context.app.purges) }
+        Endpoint(goodbye) { context in
             if context.user != nil { return .redirect(to: HomeRoutes.home.path()) }
             return context.app.page(GoodbyePage.render(context: context.pageContext()))
         }

@@ -14,29 +14,29 @@ enum SettingsRoutes {
     static let signOutOthers = Route(.post, "/settings/sessions/sign-out-others")
     static let newRecoveryCodes = Route(.post, "/settings/recovery-codes")
 
-    static func register(on app: KithApp) {
-        app.on(show) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(show) { context in
             let user = try context.requireUser()
             return try settingsPage(context, user: user, flash: savedFlash(context.request.query["saved"]))
         }
-        app.on(saveProfile) { context in try saveProfilePost(context) }
-        app.on(saveAppearance) { context in try saveAppearancePost(context) }
-        app.on(password) { context in
+        Endpoint(saveProfile) { context in try saveProfilePost(context) }
+        Endpoint(saveAppearance) { context in try saveAppearancePost(context) }
+        Endpoint(password) { context in
             let user = try context.requireUser()
             // A page rather than a redirect to /claim: a guest who somehow must
             // change a password would otherwise bounce between the two forever.
             if user.isGuest { return context.app.page(PasswordPage.renderGuest(context: context.pageContext())) }
             return context.app.page(PasswordPage.render(context: context.pageContext(), form: FormState(), mustChange: user.mustChangePassword))
         }
-        app.on(savePassword) { context in try savePasswordPost(&context) }
-        app.on(signOutOthers) { context in
+        Endpoint(savePassword) { context in try savePasswordPost(&context) }
+        Endpoint(signOutOthers) { context in
             let user = try context.requireUser()
             let keep = context.session?.id
             let sessions = context.app.sessions
             try context.app.database.write { try sessions.endOthers($0, userID: user.id, keep: keep) }
             return .redirect(to: savedPath("sessions"))
         }
-        app.on(newRecoveryCodes) { context in try newRecoveryCodesPost(context) }
+        Endpoint(newRecoveryCodes) { context in try newRecoveryCodesPost(context) }
     }
 
     // MARK: The page

@@ -74,21 +74,15 @@ public final class KithApp: HTTPResponder {
                 for cookie in context.cookies { response.headers.add("Set-Cookie", cookie.headerValue) }
             })
         contextBox.app = self
-        // Every feature adds its routes here, in one visible list.
-        SystemRoutes.register(on: self)
-        LiveRoutes.register(on: self)
-        HomeRoutes.register(on: self)
-        AccountRoutes.register(on: self)
-        SettingsRoutes.register(on: self)
-        RecoveryRoutes.register(on: self)
-        InviteRoutes.register(on: self)
-        NotificationRoutes.register(on: self)
-        PushRoutes.register(on: self)
-        OccasionRoutes.register(on: self)
-        TallyRoutes.register(on: self)
-        PlateRoutes.register(on: self)
-        DevelopmentRoutes.register(on: self)
+        // Every feature, in one visible list; routes match in this order.
+        for make in Self.features { install(make(self)) }
     }
+
+    /// What Kith is made of. Core names none of them: each declares itself.
+    static let features: [@Sendable (KithApp) -> Feature] = [
+        SystemFeature.make, HomeFeature.make, AccountsFeature.make, InvitesFeature.make, NotificationsFeature.make,
+        OccasionsFeature.make, TalliesFeature.make, PlatesFeature.make, SystemFeature.development,
+    ]
 
     /// The public address, with the real port once bound when none was configured.
     public var baseURL: String {
@@ -105,7 +99,7 @@ public final class KithApp: HTTPResponder {
 
     var now: Int64 { configuration.clock() }
 
-    /// Adds a route. Features call this from their `register(on:)`; tests may
+    /// Adds a route. Features declare theirs in a `Feature`; tests may
     /// add routes of their own before the server starts.
     public func on(_ route: Route, _ handler: @escaping Router<RequestContext>.Handler) {
         router.on(route, handler)
@@ -158,12 +152,7 @@ public final class KithApp: HTTPResponder {
         }
     }
 
-    /// Admits a request whose path names a `parameter` of scope `S` only
-    /// from someone the scope's loader lets in (outsiders: 404, unread).
-    /// Each feature calls this once for its scope.
-    public func admitMembers<S: Scope>(of scope: S.Type, parameter: String) {
-        admissionRules.append(AdmissionRule(parameter: parameter) { context in _ = try context.load(S.self, parameter: parameter) })
-    }
+    func addAdmissionRule(_ rule: AdmissionRule) { admissionRules.append(rule) }
 
     public func respond(to request: Request) -> Response {
         router.respond(

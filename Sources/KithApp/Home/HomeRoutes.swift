@@ -6,8 +6,8 @@ import KithTemplates
 enum HomeRoutes {
     static let home = Route(.get, "/")
 
-    static func register(on app: KithApp) {
-        app.on(home) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(home) { context in
             guard let user = context.user else {
                 return context.app.page(Landing.render(context: context.pageContext()))
             }

@@ -25,11 +25,11 @@ enum InviteRoutes {
     static let failureCeilingPerAddress = 200
     static let failureWindow: Int64 = 15 * 60
 
-    static func register(on app: KithApp) {
-        app.on(form) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(form) { context in
             context.app.page(JoinFormPage.render(context: context.pageContext(), value: context.request.query["code"], error: nil))
         }
-        app.on(lookup) { context in
+        Endpoint(lookup) { context in
             let typed = context.request.form["code"] ?? ""
             func again(_ error: String, _ status: HTTPStatus) -> Response {
                 context.app.page(JoinFormPage.render(context: context.pageContext(), value: typed, error: error), status: status)
@@ -43,10 +43,10 @@ enum InviteRoutes {
             case .throttled(let wait): return again(throttledMessage(wait), .tooManyRequests)
             }
         }
-        app.on(preview) { context in
+        Endpoint(preview) { context in
             try previewPage(context, state: FormState(values: ["time_zone": TimeZones.serverDefault]))
         }
-        app.on(join) { context in try joinPost(&context) }
+        Endpoint(join) { context in try joinPost(&context) }
     }
 
     enum Lookup {

@@ -7,8 +7,8 @@ import KithHTTP
 enum LiveRoutes {
     static let stream = Route(.get, "/live")
 
-    static func register(on app: KithApp) {
-        app.on(stream) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(stream) { context in
             let hub = context.app.live
             let topics = (context.request.query["topics"] ?? "")
                 .split(separator: ",").map { String($0.trimmingCharacters()) }.filter { !$0.isEmpty }

@@ -16,31 +16,24 @@ enum NotificationRoutes {
     /// The newest entries the inbox shows; older ones stay stored.
     static let pageSize = 100
 
-    static func register(on app: KithApp) {
-        // A person's inbox topic is theirs alone.
-        app.liveTopics.register(kind: "inbox") { key, context in
-            guard let user = context.user else { return false }
-            return key == String(user.id)
-        }
-        app.purges.register("notifications") { tx, userID in try NotificationStore.purge(tx, userID: userID) }
-
-        app.on(inbox) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(inbox) { context in
             let user = try context.requireUser()
             let model = try inboxModel(context, user: user)
             return context.app.page(InboxPage.render(context: context.pageContext(flash: savedFlash(context.request.query["saved"])), model: model))
         }
-        app.on(count) { context in
+        Endpoint(count) { context in
             // A fragment is fetched by script: signed out, there is nothing to
             // swap in, and a 404 tells the script to drop the element.
             guard let user = context.user else { throw HTTPError.notFound() }
             let unread = try context.app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }
             return context.app.page(InboxPage.count(unread))
         }
-        app.on(list) { context in
+        Endpoint(list) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             return context.app.page(InboxPage.list(context.pageContext(), try inboxModel(context, user: user)))
         }
-        app.on(open) { context in
+        Endpoint(open) { context in
             let user = try context.requireUser()
             let entry = try loadEntry(context, user: user)
             let app = context.app
@@ -51,7 +44,7 @@ enum NotificationRoutes {
             }
             return .redirect(to: localPath(entry.url) ?? inbox.path())
         }
-        app.on(mute) { context in
+        Endpoint(mute) { context in
             let user = try context.requireUser()
             let entry = try loadEntry(context, user: user)
             let muting = context.request.form["muted"] != "0"
@@ -66,7 +59,7 @@ enum NotificationRoutes {
             }
             return .redirect(to: inbox.path() + (muting ? "?saved=muted" : "?saved=unmuted"))
         }
-        app.on(markAllRead) { context in
+        Endpoint(markAllRead) { context in
             let user = try context.requireUser()
             let app = context.app
             let now = app.now

@@ -11,8 +11,8 @@ enum PushRoutes {
     /// notifications for every page.
     static let serviceWorker = Route(.get, "/sw.js", runsInline: true)
 
-    static func register(on app: KithApp) {
-        app.on(key) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(key) { context in
             let key = try context.app.push.publicKey()
             var response = Response.bytes(Array(key.utf8), contentType: "text/plain; charset=utf-8")
             response.headers.add("Cache-Control", "no-cache")
@@ -21,7 +21,7 @@ enum PushRoutes {
 
         // Called by push.js with form fields and the `X-CSRF-Token` header;
         // the central CSRF check has passed before these run.
-        app.on(subscribe) { context in
+        Endpoint(subscribe) { context in
             let user = try signedIn(context)
             let form = context.request.form
             try context.app.push.subscribe(
@@ -29,13 +29,13 @@ enum PushRoutes {
                 now: context.app.now)
             return Response(status: .noContent)
         }
-        app.on(unsubscribe) { context in
+        Endpoint(unsubscribe) { context in
             let user = try signedIn(context)
             try context.app.push.unsubscribe(userID: user.id, endpoint: context.request.form["endpoint"] ?? "")
             return Response(status: .noContent)
         }
 
-        app.on(serviceWorker) { context in
+        Endpoint(serviceWorker) { context in
             guard let asset = context.app.assets.asset(named: "js/sw.js") else { throw HTTPError.notFound() }
             var response = Response.bytes(asset.bytes, contentType: "text/javascript; charset=utf-8")
             // Browsers check for a new worker on navigation; no-cache makes

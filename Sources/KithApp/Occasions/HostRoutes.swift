@@ -24,25 +24,25 @@ enum HostRoutes {
     static let remove = Route(.post, "/occasions/:occasion/host/members/:member/remove")
     static let rotate = Route(.post, "/occasions/:occasion/host/invites/:invite/rotate")
 
-    static func register(on app: KithApp) {
-        app.on(panel) { context in try render(context) }
-        app.on(addChallenge) { context in try addChallenge(context) }
-        app.on(editChallenge) { context in try editChallengePage(context, form: nil) }
-        app.on(updateChallenge) { context in try updateChallenge(context) }
-        app.on(deleteChallenge) { context in try deleteChallenge(context) }
-        app.on(forceComplete) { context in try forceComplete(context) }
-        app.on(darePoints) { context in try darePoints(context) }
-        app.on(dareBounds) { context in try dareBounds(context) }
-        app.on(price) { context in try price(context) }
-        app.on(deleteGift) { context in try deleteGift(context) }
-        app.on(forceUnlock) { context in try forceUnlock(context) }
-        app.on(adjust) { context in try adjust(context) }
-        app.on(finale) { context in try callFinale(context) }
-        app.on(close) { context in try setOpen(context, false) }
-        app.on(reopen) { context in try setOpen(context, true) }
-        app.on(handOver) { context in try handOver(context) }
-        app.on(remove) { context in try remove(context) }
-        app.on(rotate) { context in try rotate(context) }
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(panel) { context in try render(context) }
+        Endpoint(addChallenge) { context in try addChallenge(context) }
+        Endpoint(editChallenge) { context in try editChallengePage(context, form: nil) }
+        Endpoint(updateChallenge) { context in try updateChallenge(context) }
+        Endpoint(deleteChallenge) { context in try deleteChallenge(context) }
+        Endpoint(forceComplete) { context in try forceComplete(context) }
+        Endpoint(darePoints) { context in try darePoints(context) }
+        Endpoint(dareBounds) { context in try dareBounds(context) }
+        Endpoint(price) { context in try price(context) }
+        Endpoint(deleteGift) { context in try deleteGift(context) }
+        Endpoint(forceUnlock) { context in try forceUnlock(context) }
+        Endpoint(adjust) { context in try adjust(context) }
+        Endpoint(finale) { context in try callFinale(context) }
+        Endpoint(close) { context in try setOpen(context, false) }
+        Endpoint(reopen) { context in try setOpen(context, true) }
+        Endpoint(handOver) { context in try handOver(context) }
+        Endpoint(remove) { context in try remove(context) }
+        Endpoint(rotate) { context in try rotate(context) }
     }
 
     /// The scope, for the host only.

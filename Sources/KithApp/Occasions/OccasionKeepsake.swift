@@ -21,8 +21,8 @@ enum OccasionKeepsake {
     /// CRC-32 by file hash: stored files never change, so once is enough.
     private static let checksums = Lock<[String: UInt32]>([:])
 
-    static func register(on app: KithApp) {
-        app.on(download) { context in try keepsake(context) }
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(download) { context in try keepsake(context) }
     }
 
     static func keepsake(_ context: RequestContext) throws -> Response {

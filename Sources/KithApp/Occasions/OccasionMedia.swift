@@ -15,19 +15,19 @@ enum OccasionMedia {
     static let voicePattern = "/occasions/:occasion/gift/voice"
     static let remove = Route(.post, "/occasions/:occasion/gift/media/:media/remove")
 
-    static func register(on app: KithApp) {
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         let limits = app.configuration.mediaLimits
-        app.on(Route(.post, photosPattern, body: .uploads(maxFileBytes: limits.photoBytes, maxFiles: 10))) { context in
+        Endpoint(Route(.post, photosPattern, body: .uploads(maxFileBytes: limits.photoBytes, maxFiles: 10))) { context in
             try upload(context, field: "photo", kind: .photo, giftKind: .photos, limit: limits.photoBytes)
         }
-        app.on(Route(.post, videoPattern, body: .uploads(maxFileBytes: limits.videoBytes, maxFiles: 1))) { context in
+        Endpoint(Route(.post, videoPattern, body: .uploads(maxFileBytes: limits.videoBytes, maxFiles: 1))) { context in
             try upload(context, field: "video", kind: .video, giftKind: .video, limit: limits.videoBytes)
         }
-        app.on(Route(.post, voicePattern, body: .uploads(maxFileBytes: limits.voiceBytes, maxFiles: 1))) { context in
+        Endpoint(Route(.post, voicePattern, body: .uploads(maxFileBytes: limits.voiceBytes, maxFiles: 1))) { context in
             try upload(context, field: "voice", kind: .audio, giftKind: .voice, limit: limits.voiceBytes)
         }
-        app.on(remove) { context in try removeMedia(context) }
-        app.on(show) { context in try serve(context) }
+        Endpoint(remove) { context in try removeMedia(context) }
+        Endpoint(show) { context in try serve(context) }
     }
 
     static func path(_ pattern: String, _ occasionID: Int64) -> String {

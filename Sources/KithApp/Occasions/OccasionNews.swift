@@ -10,24 +10,24 @@ enum OccasionNews {
     static let unlocked = "occasion.unlocked"
     static let finale = "occasion.finale"
 
-    static func register(_ notifications: Notifications) {
-        notifications.register(kind: giftSent) { digest in
+    static let kinds: [NotificationKind] = [
+        NotificationKind(giftSent) { digest in
             let count = digest.events.count
             return "\(Notifications.listing(digest.actorNames)) sent \(count == 1 ? "a gift" : "gifts") in \(digest.scopeTitle)"
-        }
-        notifications.register(kind: report) { digest in
+        },
+        NotificationKind(report) { digest in
             "\(Notifications.listing(digest.actorNames)) reported \(Notifications.listing(digest.subjects)) in \(digest.scopeTitle)"
-        }
-        notifications.register(kind: onOffer) { digest in
+        },
+        NotificationKind(onOffer) { digest in
             "New gifts on offer in \(digest.scopeTitle): from \(Notifications.listing(digest.subjects))"
-        }
-        notifications.register(kind: unlocked) { digest in
+        },
+        NotificationKind(unlocked) { digest in
             "\(Notifications.listing(digest.actorNames)) unlocked your gift in \(digest.scopeTitle)"
-        }
-        notifications.register(kind: finale) { digest in
+        },
+        NotificationKind(finale) { digest in
             "The finale in \(digest.scopeTitle): the badge is open!"
-        }
-    }
+        },
+    ]
 
     /// Records `kind` for the occasion's members in `roles` (or `recipients`).
     static func tell(

@@ -40,39 +40,37 @@ enum OccasionRoutes {
     static let contributorInvite = "occasion"
     static let celebrantInvite = "celebrant"
 
-    static func register(on app: KithApp) {
-        registerFeature(app)
-        app.admitMembers(of: OccasionScope.self, parameter: "occasion")
-        app.on(newOccasion) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(newOccasion) { context in
             let user = try context.requireUser()
             return newOccasionPage(context, FormState(values: ["host_name": user.displayName]))
         }
-        app.on(create) { context in try createOccasion(&context) }
-        app.on(overview) { context in try OccasionPages.overview(context) }
-        app.on(board) { context in try OccasionPages.board(context) }
-        app.on(challenge) { context in try OccasionPages.challenge(context, form: FormState()) }
+        Endpoint(create) { context in try createOccasion(&context) }
+        Endpoint(overview) { context in try OccasionPages.overview(context) }
+        Endpoint(board) { context in try OccasionPages.board(context) }
+        Endpoint(challenge) { context in try OccasionPages.challenge(context, form: FormState()) }
         // A completion may carry a photo proof, so its body is an upload.
         let photoLimit = app.configuration.mediaLimits.photoBytes
-        app.on(Route(.post, complete.pattern.description, body: .uploads(maxFileBytes: photoLimit, maxFiles: 1, acceptsURLEncoded: true))) { context in
+        Endpoint(Route(.post, complete.pattern.description, body: .uploads(maxFileBytes: photoLimit, maxFiles: 1, acceptsURLEncoded: true))) { context in
             try OccasionActions.complete(context)
         }
-        app.on(classified) { context in try OccasionPages.classified(context) }
-        app.on(openClassified) { context in try OccasionActions.openClassified(context) }
-        app.on(dare) { context in try OccasionPages.dare(context, form: nil) }
-        app.on(saveDare) { context in try OccasionActions.saveDare(context) }
-        app.on(gift) { context in try OccasionPages.ownGift(context, form: nil) }
-        app.on(saveGift) { context in try OccasionActions.saveGift(context) }
-        app.on(submitGift) { context in try OccasionActions.submitGift(context) }
-        app.on(withdrawGift) { context in try OccasionActions.withdrawGift(context) }
-        app.on(gifts) { context in try OccasionPages.gifts(context) }
-        app.on(showGift) { context in try OccasionPages.gift(context) }
-        app.on(unlock) { context in try OccasionActions.unlock(context) }
-        app.on(timeline) { context in try OccasionPages.timeline(context) }
-        app.on(people) { context in try OccasionPages.people(context) }
-        app.on(report) { context in try OccasionActions.report(context) }
-        HostRoutes.register(on: app)
-        OccasionMedia.register(on: app)
-        OccasionKeepsake.register(on: app)
+        Endpoint(classified) { context in try OccasionPages.classified(context) }
+        Endpoint(openClassified) { context in try OccasionActions.openClassified(context) }
+        Endpoint(dare) { context in try OccasionPages.dare(context, form: nil) }
+        Endpoint(saveDare) { context in try OccasionActions.saveDare(context) }
+        Endpoint(gift) { context in try OccasionPages.ownGift(context, form: nil) }
+        Endpoint(saveGift) { context in try OccasionActions.saveGift(context) }
+        Endpoint(submitGift) { context in try OccasionActions.submitGift(context) }
+        Endpoint(withdrawGift) { context in try OccasionActions.withdrawGift(context) }
+        Endpoint(gifts) { context in try OccasionPages.gifts(context) }
+        Endpoint(showGift) { context in try OccasionPages.gift(context) }
+        Endpoint(unlock) { context in try OccasionActions.unlock(context) }
+        Endpoint(timeline) { context in try OccasionPages.timeline(context) }
+        Endpoint(people) { context in try OccasionPages.people(context) }
+        Endpoint(report) { context in try OccasionActions.report(context) }
+        HostRoutes.endpoints(app)
+        OccasionMedia.endpoints(app)
+        OccasionKeepsake.endpoints(app)
     }
 
     // MARK: Creating
@@ -104,46 +102,7 @@ enum OccasionRoutes {
         return .redirect(to: HostRoutes.panel.path(id))
     }
 
-    // MARK: The feature's registrations
-
-    private static func registerFeature(_ app: KithApp) {
-        app.invites.register(InviteKind(
-            name: contributorInvite, describe: { id, db in try preview(db, id, role: "contributor") },
-            join: { tx, id, userID, app in try join(tx, id, userID, app, role: .contributor) }))
-        app.invites.register(InviteKind(
-            name: celebrantInvite, describe: { id, db in try preview(db, id, role: "celebrant") },
-            join: { tx, id, userID, app in try join(tx, id, userID, app, role: .celebrant) }))
-        app.liveTopics.register(kind: "occasion") { key, context in
-            guard let user = context.user, let id = Int64(key) else { return false }
-            return try OccasionScope.load(id, for: user, in: context.app) != nil
-        }
-        app.dashboard.register("occasions", order: 10, stylesheets: ["css/occasions.css"]) { user, context in
-            let listed = try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }
-            return OccasionScreens.dashboardSection(listed.map { item in
-                OccasionScreens.ListItem(
-                    name: item.name, url: overview.path(item.id),
-                    detail: "\(item.kind.label) · \(LocalTime.longDate(item.date)) · for \(item.celebrantName)",
-                    roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
-            })
-        }
-        // The hook keeps what it needs, not the app: the app holds the hook.
-        let media = app.media
-        let clock = app.configuration.clock
-        app.purges.register("occasions") { tx, userID in
-            let emptied = try OccasionStore.purge(tx, userID: userID)
-            // Their proofs and uploads go now, not by the user row's cascade
-            // later, so the files can be collected in this transaction.
-            try OccasionMediaStore.deleteUploads(tx, uploaderID: userID, media: media)
-            for occasionID in emptied {
-                for kind in [contributorInvite, celebrantInvite] {
-                    try InviteStore.retire(tx, kind: kind, targetID: occasionID, now: clock())
-                }
-            }
-        }
-        OccasionNews.register(app.notifications)
-    }
-
-    private static func preview(_ db: Connection, _ id: Int64, role: String) throws -> InvitePreview? {
+    static func preview(_ db: Connection, _ id: Int64, role: String) throws -> InvitePreview? {
         try OccasionStore.occasion(db, id: id).map {
             InvitePreview(name: $0.name, kindLabel: $0.kind.label.lowercased(), role: role)
         }
@@ -152,7 +111,7 @@ enum OccasionRoutes {
     /// Joining by link. One role per person: a member opening either link is
     /// told where they stand and nothing changes; the celebrant link works
     /// for one person only.
-    private static func join(
+    static func join(
         _ tx: Transaction, _ id: Int64, _ userID: Int64, _ app: KithApp, role: OccasionRole
     ) throws -> JoinOutcome {
         guard let occasion = try OccasionStore.occasion(tx, id: id) else { return .refused(message: "That occasion no longer exists.") }

@@ -39,32 +39,30 @@ enum PlateRoutes {
     /// A person's plate-games list on the dashboard.
     static func listTopic(_ userID: Int64) -> String { LiveTopics.name("plates", userID) }
 
-    static func register(on app: KithApp) {
-        registerKinds(on: app)
-        app.admitMembers(of: PlateGameScope.self, parameter: "game")
-        app.on(dashboardFragment) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(dashboardFragment) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             return context.app.page(try dashboardSection(context.app, user: user))
         }
-        app.on(new) { context in
+        Endpoint(new) { context in
             _ = try context.requireUser()
             return page(context, PlateNewPage.render(context: frame(context), form: FormState(), action: create.path()))
         }
-        app.on(create) { context in try createGame(context) }
-        app.on(show) { context in
+        Endpoint(create) { context in try createGame(context) }
+        Endpoint(show) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             let frame = frame(context, topics: [game.topic], flash: flash(context.request.query))
             return page(context, PlateBoardPage.render(context: frame, model: try boardModel(context, game)))
         }
-        app.on(boardFragment) { context in
+        Endpoint(boardFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             return page(context, PlateBoardPage.board(model: try boardModel(context, game), csrfToken: context.csrfToken))
         }
-        app.on(feedFragment) { context in
+        Endpoint(feedFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             return page(context, PlateBoardPage.feed(model: try boardModel(context, game), csrfToken: context.csrfToken))
         }
-        app.on(spotList) { context in
+        Endpoint(spotList) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             let frame = frame(context, topics: [game.topic], flash: flash(context.request.query))
             let items = try listItems(context, game)
@@ -74,7 +72,7 @@ enum PlateRoutes {
                     context: frame, gameName: game.name, board: show.path(game.id), action: spot.path(game.id),
                     fragment: listFragment.path(game.id), items: items))
         }
-        app.on(listFragment) { context in
+        Endpoint(listFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             return page(
                 context,
@@ -82,16 +80,16 @@ enum PlateRoutes {
                     csrfToken: context.csrfToken, action: spot.path(game.id), fragment: listFragment.path(game.id),
                     items: try listItems(context, game)))
         }
-        app.on(state) { context in try statePage(context) }
-        app.on(spot) { context in try spotPost(context) }
-        app.on(undo) { context in try undoPost(context) }
-        app.on(players) { context in
+        Endpoint(state) { context in try statePage(context) }
+        Endpoint(spot) { context in try spotPost(context) }
+        Endpoint(undo) { context in try undoPost(context) }
+        Endpoint(players) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             return try playersPage(context, game, form: settingsForm(game))
         }
-        app.on(settings) { context in try settingsPost(context) }
-        app.on(mode) { context in try modePost(context) }
-        app.on(rotate) { context in
+        Endpoint(settings) { context in try settingsPost(context) }
+        Endpoint(mode) { context in try modePost(context) }
+        Endpoint(rotate) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             guard game.role.canRotateCode else { throw HTTPError.forbidden("Only the host can change the invite code.") }
             let app = context.app
@@ -101,8 +99,8 @@ enum PlateRoutes {
             }
             return .redirect(to: players.path(game.id))
         }
-        app.on(remove) { context in try removePost(context) }
-        app.on(leaveForm) { context in
+        Endpoint(remove) { context in try removePost(context) }
+        Endpoint(leaveForm) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             let count = try context.app.database.read { try PlateStore.playerIDs($0, gameID: game.id).count }
             return page(
@@ -110,7 +108,7 @@ enum PlateRoutes {
                 PlateLeavePage.render(
                     context: frame(context), gameName: game.name, action: leave.path(game.id), board: show.path(game.id), lastPlayer: count == 1))
         }
-        app.on(leave) { context in
+        Endpoint(leave) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             try removePlayer(context.app, game: game.id, userID: game.userID)
             return .redirect(to: "/")
@@ -119,44 +117,6 @@ enum PlateRoutes {
 
     /// The game's place in the shared machinery: live topics, the invite
     /// kind, the notification wording, the dashboard and account deletion.
-    static func registerKinds(on app: KithApp) {
-        app.liveTopics.register(kind: "game") { key, context in
-            guard let user = context.user, let id = Int64(pathComponent: key) else { return false }
-            return try PlateGameScope.load(id, for: user, in: context.app) != nil
-        }
-        app.liveTopics.register(kind: "plates") { key, context in
-            guard let user = context.user else { return false }
-            return key == String(user.id)
-        }
-        app.invites.register(
-            InviteKind(
-                name: inviteKind,
-                describe: { id, db in
-                    try PlateStore.name(db, gameID: id).map { InvitePreview(name: $0, kindLabel: "plate game", role: "player") }
-                },
-                join: { tx, id, userID, app in
-                    guard let name = try PlateStore.name(tx, gameID: id) else { return .refused(message: "That game has ended.") }
-                    guard try PlateStore.addPlayer(tx, gameID: id, userID: userID, now: app.now) else {
-                        return .alreadyMember(redirect: show.path(id), message: "You're already playing in \(name).")
-                    }
-                    let members = try PlateStore.playerIDs(tx, gameID: id)
-                    tx.afterCommit { publish(app, gameID: id, members: members) }
-                    return .joined(redirect: show.path(id))
-                }))
-        app.notifications.register(kind: notificationKind) { digest in
-            "\(Notifications.listing(digest.actorNames)) spotted \(Notifications.listing(digest.subjects)) in \(digest.scopeTitle)"
-        }
-        app.dashboard.register("plates", order: 20, topics: { [listTopic($0.id)] }) { user, context in
-            try dashboardSection(context.app, user: user)
-        }
-        let clock = app.configuration.clock
-        let notifications = app.notifications
-        app.purges.register("plates") { tx, userID in
-            for gameID in try PlateStore.gameIDs(tx, userID: userID) {
-                _ = try leaveGame(tx, gameID: gameID, userID: userID, now: clock(), notifications: notifications)
-            }
-        }
-    }
 
     // MARK: Pages
 

@@ -14,16 +14,14 @@ enum DevelopmentRoutes {
     /// How many pings this process has seen; the demo fragment shows it.
     private static let count = Atomic<Int>(0)
 
-    static func register(on app: KithApp) {
-        guard app.configuration.development else { return }
-        app.liveTopics.register(kind: "styleguide") { key, _ in key == "demo" }
-        app.on(styleguide) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(styleguide) { context in
             context.app.page(Styleguide.render(context: context.pageContext(topics: [topic]), live: counter(csrf: context.csrfToken)))
         }
-        app.on(pings) { context in
+        Endpoint(pings) { context in
             context.app.page(counter(csrf: context.csrfToken))
         }
-        app.on(ping) { context in
+        Endpoint(ping) { context in
             count.add(1, ordering: .relaxed)
             context.app.live.publish(topic: topic, fragments: ["styleguide-pings"])
             return .redirect(to: styleguide.path())

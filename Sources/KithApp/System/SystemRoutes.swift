@@ -9,21 +9,21 @@ enum SystemRoutes {
     /// show who is signed in.
     static let notFound = Route(.get, "/*unknown")
 
-    static func register(on app: KithApp) {
-        app.fallback(notFound) { _ in throw HTTPError.notFound() }
-        app.on(healthz) { _ in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(notFound, fallback: true) { _ in throw HTTPError.notFound() }
+        Endpoint(healthz) { _ in
             var response = Response.text("ok\n")
             response.headers.add("Cache-Control", "no-store")
             return response
         }
-        app.on(asset) { context in
+        Endpoint(asset) { context in
             let name = try context.request.parameter("file", as: String.self)
             guard let response = context.app.assets.response(for: name, head: context.request.head) else {
                 throw HTTPError.notFound()
             }
             return response
         }
-        app.on(manifest) { context in
+        Endpoint(manifest) { context in
             let assets = context.app.assets
             func icon(_ name: String, _ size: String, purpose: String = "any") -> String {
                 guard assets.asset(named: name) != nil else { return "" }

@@ -8,12 +8,12 @@ enum FriendRoutes {
     static let add = Route(.post, "/friends")
     static let remove = Route(.post, "/friends/:user/remove")
 
-    static func register(on app: KithApp) {
-        app.on(index) { context in
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
+        Endpoint(index) { context in
             let user = try context.requireUser()
             return try page(context, user: user, form: FormState(), flash: flash(context.request.query["added"]))
         }
-        app.on(add) { context in
+        Endpoint(add) { context in
             let user = try context.requireUser()
             let typed = (context.request.form["username"] ?? "").trimmingCharacters(in: .whitespaces)
             let username = typed.hasPrefix("@") ? String(typed.dropFirst()) : typed
@@ -32,7 +32,7 @@ enum FriendRoutes {
             }
             return try page(context, user: user, form: FormState(values: ["username": typed], errors: ["username": error]), status: .unprocessableContent)
         }
-        app.on(remove) { context in
+        Endpoint(remove) { context in
             let user = try context.requireUser()
             let friendID = try context.request.parameter("user", as: Int64.self)
             let app = context.app

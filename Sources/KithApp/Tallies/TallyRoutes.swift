@@ -33,46 +33,22 @@ enum TallyRoutes {
     static let stylesheets = ["css/tallies.css"]
     static let scripts = ["js/tallies.js"]
 
-    static func register(on app: KithApp) {
-        app.admitMembers(of: Tally.self, parameter: "tally")
-        app.liveTopics.register(kind: "tally") { key, context in
-            guard let user = context.user, let id = Int64(key) else { return false }
-            return try Tally.load(id, for: user, in: context.app) != nil
-        }
-        app.liveTopics.register(kind: "tallies") { key, context in
-            guard let user = context.user else { return false }
-            return key == String(user.id)
-        }
-        app.notifications.register(kind: changeKind) { digest in
-            "\(Notifications.listing(digest.actorNames)) changed \(digest.scopeTitle)"
-        }
-        app.purges.register("tallies") { tx, userID in
-            let affected = try TallyStore.purge(tx, userID: userID)
-            tx.afterCommit { publishListChanged(app, users: affected) }
-        }
-        app.dashboard.register(
-            "tallies", order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: stylesheets, scripts: scripts
-        ) { user, context in
-            let (items, sort) = try listItems(context, user: user)
-            return TallyPages.section(items: items, sort: sort, csrfToken: context.csrfToken)
-        }
-        let scheduler = TallyResetScheduler(app: app)
-        app.backgroundTasks.register("tally-resets", start: { scheduler.start() }, stop: { scheduler.stop() })
+    @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
 
-        FriendRoutes.register(on: app)
+        FriendRoutes.endpoints(app)
 
-        app.on(new) { context in
+        Endpoint(new) { context in
             let user = try context.requireUser()
             return try newPage(context, user: user, form: FormState())
         }
-        app.on(create) { context in try createPost(context) }
-        app.on(index) { _ in .redirect(to: "/") }
-        app.on(list) { context in
+        Endpoint(create) { context in try createPost(context) }
+        Endpoint(index) { _ in .redirect(to: "/") }
+        Endpoint(list) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             let (items, sort) = try listItems(context, user: user)
             return context.app.page(TallyPages.list(items: items, sort: sort, csrfToken: context.csrfToken))
         }
-        app.on(sort) { context in
+        Endpoint(sort) { context in
             let user = try context.requireUser()
             guard let sort = TallyStore.Sort(rawValue: context.request.form["sort"] ?? "") else {
                 throw HTTPError.badRequest("Choose how to sort: by last updated or by created.")
@@ -84,22 +60,22 @@ enum TallyRoutes {
             }
             return .redirect(to: "/")
         }
-        app.on(show) { context in try fullPage(context) }
-        app.on(row) { context in
+        Endpoint(show) { context in try fullPage(context) }
+        Endpoint(row) { context in
             let (user, tally) = try seen(context)
             return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), csrfToken: context.csrfToken))
         }
-        app.on(face) { context in
+        Endpoint(face) { context in
             let (user, tally) = try seen(context)
             return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
         }
-        app.on(people) { context in
+        Endpoint(people) { context in
             let user = try context.requireUser()
             let tally = try context.load(Tally.self, parameter: "tally")
             let model = try fullModel(context, user: user, tally: tally)
             return context.app.page(TallyPages.people(model, csrf: context.csrfToken))
         }
-        app.on(increment) { context in
+        Endpoint(increment) { context in
             try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
                 guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
                     throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
@@ -107,15 +83,15 @@ enum TallyRoutes {
                 return "+1"
             }
         }
-        app.on(setCount) { context in try setCountPost(context) }
-        app.on(reset) { context in
+        Endpoint(setCount) { context in try setCountPost(context) }
+        Endpoint(reset) { context in
             try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
                 try TallyStore.setCount(tx, id: tally.id, to: 0, by: user.id, now: now)
                 return "reset to 0"
             }
         }
-        app.on(rename) { context in try renamePost(context) }
-        app.on(schedule) { context in
+        Endpoint(rename) { context in try renamePost(context) }
+        Endpoint(schedule) { context in
             let form = context.request.form
             guard let schedule = TallyResetSchedule(rawValue: form["schedule"] ?? "") else {
                 let user = try context.requireUser()
@@ -130,15 +106,15 @@ enum TallyRoutes {
                 return nil
             }
         }
-        app.on(fireworks) { context in
+        Endpoint(fireworks) { context in
             let on = context.request.form["fireworks"] == "1"
             return try change(context, allowed: \.canManage, refusal: "Only the owner can change the fireworks.") { tx, tally, user, now in
                 try TallyStore.setFireworks(tx, id: tally.id, on: on, by: user.id, now: now)
                 return nil
             }
         }
-        app.on(sharing) { context in try sharingPost(context) }
-        app.on(mute) { context in
+        Endpoint(sharing) { context in try sharingPost(context) }
+        Endpoint(mute) { context in
             let user = try context.requireUser()
             let tally = try context.load(Tally.self, parameter: "tally")
             let muting = context.request.form["muted"] != "0"
@@ -149,13 +125,13 @@ enum TallyRoutes {
             }
             return .redirect(to: show.path(tally.id))
         }
-        app.on(delete) { context in
+        Endpoint(delete) { context in
             try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can delete this tally. You can leave it instead.") {
                 tx, tally, _ in try TallyStore.delete(tx, id: tally.id)
             }
             return .redirect(to: "/")
         }
-        app.on(leave) { context in
+        Endpoint(leave) { context in
             try audienceChange(context, allowed: \.canLeave, refusal: "You own this tally: delete it instead of leaving.") { tx, tally, user in
                 try TallyStore.leave(tx, id: tally.id, userID: user.id)
             }

@@ -1,0 +1,18 @@
+import KithHTTP
+
+/// The inbox, its live count, and Web Push.
+enum NotificationsFeature {
+    static func make(_ app: KithApp) -> Feature {
+        var feature = Feature("notifications")
+        feature.endpoints = NotificationRoutes.endpoints(app) + PushRoutes.endpoints(app)
+        feature.topics = [
+            // A person's inbox topic is theirs alone.
+            TopicKind("inbox") { key, context in
+                guard let user = context.user else { return false }
+                return key == String(user.id)
+            }
+        ]
+        feature.purge = { tx, userID in try NotificationStore.purge(tx, userID: userID) }
+        return feature
+    }
+}
