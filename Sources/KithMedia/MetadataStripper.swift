@@ -112,6 +112,9 @@ public enum MetadataStripper {
         output.reserveCapacity(bytes.count)
         var position = 2
         var sawExif = false
+        // A "JPEG" of metadata alone would be stored as a photo that shows
+        // nothing once its metadata is gone: it must have a scan to draw.
+        var sawScan = false
         while position < bytes.count {
             guard bytes[position] == 0xFF else { throw MediaFileError.malformed("JPEG marker expected at \(position)") }
             let segmentStart = position
@@ -120,6 +123,7 @@ public enum MetadataStripper {
             guard let marker = bytes.u8(at: markerAt) else { throw MediaFileError.malformed("JPEG ends in a marker") }
             position = markerAt + 1
             if marker == 0xD9 {
+                guard sawScan else { throw MediaFileError.malformed("JPEG without image data") }
                 output += bytes[segmentStart..<position]
                 if position < bytes.count { report.removed.append("JPEG data after EOI (\(bytes.count - position) bytes)") }
                 return output
@@ -160,6 +164,7 @@ public enum MetadataStripper {
             }
 
             if marker == 0xDA {
+                sawScan = true
                 // Entropy-coded data runs to the next marker that is not a
                 // stuffed 0xFF00 or a restart marker.
                 var scan = position
@@ -174,6 +179,7 @@ public enum MetadataStripper {
         }
         // Truncated after the last scan: browsers draw what is there, and no
         // metadata can follow, so keep it as it is.
+        guard sawScan else { throw MediaFileError.malformed("JPEG without image data") }
         return output
     }
 

@@ -70,6 +70,14 @@ struct MetadataStripperTests {
         #expect(report.removed.count == 1)
     }
 
+    @Test("a JPEG of metadata alone, with no image data to draw, is refused rather than stored as an empty photo")
+    func jpegWithoutScan() throws {
+        let exif = Fixture.jpegSegment(0xE1, Array("Exif\0\0".utf8) + Fixture.exifTIFF(orientation: 6))
+        for bytes in [[0xFF, 0xD8] + exif, [0xFF, 0xD8] + exif + [0xFF, 0xD9]] {
+            #expect(throws: MediaFileError.self) { try MetadataStripper.strip(bytes, container: .jpeg) }
+        }
+    }
+
     // MARK: PNG
 
     @Test("a PNG loses its text, time and location chunks, keeps Orientation 6 in eXIf and valid CRCs")
