@@ -154,14 +154,23 @@ for (const picker of document.querySelectorAll("[data-tally-colours]")) {
 }
 
 // ---------------------------------------------------------------------------
-// Arrivals: a changed tally flashes (the server marks it) and, when its
-// fireworks are on, celebrates — on landing and when a live swap brings it.
+// Arrivals: a changed tally flashes and, when its fireworks are on,
+// celebrates — on landing and when a live swap brings it. Then the page
+// tells the server what was shown (at the URL the flash names), so it does
+// not flash again: a page view itself never writes.
 
 function arrivals(root) {
   const flashing = root.matches?.("[data-flash]") ? [root] : [...root.querySelectorAll("[data-flash]")];
   for (const element of flashing) {
     if (element.hasAttribute("data-fireworks")) celebrate(element);
   }
+  const token = document.querySelector("input[name=_csrf]")?.value;
+  if (!flashing.length || !token || !window.fetch) return;
+  const body = new URLSearchParams();
+  for (const element of flashing) body.append("tally", `${element.dataset.tally}:${element.dataset.version}`);
+  fetch(flashing[0].dataset.flash, {
+    method: "POST", body, credentials: "same-origin", headers: { "X-CSRF-Token": token },
+  }).catch(() => { /* offline: it flashes once more next time */ });
 }
 
 // ---------------------------------------------------------------------------

@@ -30,14 +30,17 @@ public enum TallyPages {
         public var canChangeCount: Bool
         /// Someone else changed it since this viewer last looked.
         public var flashBy: Person?
+        /// Where the page script says a flash was shown.
+        public var seenURL: String
         public var fireworks: Bool
         public var createdAt: Int64
         public var updatedAt: Int64
         public var version: Int64
         public init(
             id: Int64, name: String, count: Int64, style: Numerals.Style, owner: Person, isOwner: Bool, canChangeCount: Bool,
-            flashBy: Person?, fireworks: Bool, createdAt: Int64, updatedAt: Int64, version: Int64
+            flashBy: Person?, seenURL: String, fireworks: Bool, createdAt: Int64, updatedAt: Int64, version: Int64
         ) {
+            self.seenURL = seenURL
             self.id = id
             self.name = name
             self.count = count
@@ -122,7 +125,7 @@ public enum TallyPages {
         return """
             <li class="tally-row" id="tally-\(item.id)" data-fragment="/tallies/\(item.id)/row" data-tally="\(item.id)" \
             data-created="\(item.createdAt)" data-updated="\(item.updatedAt)" data-version="\(item.version)"\
-            \(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in "1" })>
+            \(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL })>
             \(avatar(item.owner, label: item.isOwner ? "You own this" : "Owned by \(item.owner.name)", size: 36))
             <div class="tally-row__main">
             <a class="tally-row__name"\(attribute: "href", item.path)>\(item.name)</a>
@@ -219,7 +222,7 @@ public enum TallyPages {
         let lock: HTML = item.canChangeCount ? "" : "<p class=\"tally-face__lock\">\(lockIcon) View only</p>"
         return """
             <section class="tally-face stack" id="tally-\(item.id)-face" data-fragment="/tallies/\(item.id)/face" data-tally="\(item.id)" \
-            data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in "1" }) aria-labelledby="tally-title">
+            data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL }) aria-labelledby="tally-title">
             <h1 class="tally-face__name" id="tally-title">\(item.name)</h1>
             \(countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.path, classes: "tally-face__count"))
             \(lock)

@@ -221,8 +221,17 @@ struct TallyTests {
 
         #expect(try Tallies.post(cast.edit.session, "/tallies/\(id)/increment").status == 303)
         let first = try cast.owner.session.get("/tallies/\(id)/row").text
-        #expect(first.contains("data-flash"))
+        #expect(first.contains("data-flash=\"/tallies/seen\""))
         #expect(first.contains("Bob changed this"))
+        #expect(try cast.owner.session.get("/tallies/\(id)/row").text.contains("data-flash"), "looking is not a write: still unseen")
+        // The page script says what it showed; a stranger saying so changes nothing.
+        let version = try #require(first.firstMatch(of: #/data-version="(\d+)"/#)?.output.1)
+        let stranger = cast.stranger
+        #expect(try Tallies.post(stranger.session, "/tallies/seen", [("tally", "\(id):\(version)")]).status == 204)
+        #expect(try cast.app.app.database.read {
+            try $0.queryValue("SELECT count(*) FROM tally_views WHERE user_id = \(stranger.id)", as: Int64.self)
+        } == 0)
+        #expect(try Tallies.post(cast.owner.session, "/tallies/seen", [("tally", "\(id):\(version)")]).status == 204)
         let again = try cast.owner.session.get("/tallies/\(id)/row").text
         #expect(!again.contains("data-flash"), "seen now")
 

@@ -14,6 +14,9 @@ enum TallyRoutes {
     static let index = Route(.get, "/tallies")
     static let list = Route(.get, "/tallies/list")
     static let sort = Route(.post, "/tallies/sort")
+    /// The page script's word that flashed rows were shown: a GET never
+    /// writes, so being seen is said in a post of its own.
+    static let seenChanges = Route(.post, "/tallies/seen")
     static let show = Route(.get, "/tallies/:tally")
     static let row = Route(.get, "/tallies/:tally/row")
     static let face = Route(.get, "/tallies/:tally/face")
@@ -60,6 +63,7 @@ enum TallyRoutes {
             }
             return .redirect(to: "/")
         }
+        Endpoint(seenChanges) { context in try seenPost(context) }
         Endpoint(show) { context in try fullPage(context) }
         Endpoint(row) { context in
             let (user, tally) = try seen(context)
@@ -367,31 +371,38 @@ enum TallyRoutes {
 
     static let scheduleOptions: [(value: String, label: String)] = TallyResetSchedule.allCases.map { ($0.rawValue, $0.label) }
 
-    // MARK: Reading
+    // MARK: Seen
 
-    /// The signed-in viewer's tally, recorded as seen by them as rendered:
-    /// what a fragment shows (with its flash) is what they have now seen.
-    static func seen(_ context: RequestContext) throws -> (User, Tally) {
+    /// Flashed rows the page showed, as `tally=ID:VERSION` fields: each is
+    /// recorded as seen up to that version (never past what it is now, and
+    /// only for tallies the viewer can see), so it does not flash again.
+    static func seenPost(_ context: RequestContext) throws -> Response {
         let user = try context.requireUser()
-        let id = try context.request.parameter("tally", as: Int64.self)
-        let tally = try context.app.database.write { tx -> Tally? in
-            guard let tally = try TallyStore.tally(tx, id: id, viewerID: user.id) else { return nil }
-            try TallyStore.markSeen(tx, tallyID: id, userID: user.id)
-            return tally
+        let shown: [(Int64, Int64)] = context.request.form.values("tally").prefix(200).compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let id = Int64(parts[0]), let version = Int64(parts[1]) else { return nil }
+            return (id, version)
         }
-        guard let tally else { throw HTTPError.notFound() }
-        return (user, tally)
+        guard !shown.isEmpty else { throw HTTPError.badRequest("Say which tallies were shown: tally=ID:VERSION.") }
+        try context.app.database.write { tx in
+            for (id, version) in shown { try TallyStore.markSeen(tx, tallyID: id, userID: user.id, upTo: version) }
+        }
+        return Response(status: .noContent)
     }
 
-    /// The viewer's list in their sort, each row marked seen as it is shown.
+    // MARK: Reading
+
+    /// The signed-in viewer's tally as it is now.
+    static func seen(_ context: RequestContext) throws -> (User, Tally) {
+        let user = try context.requireUser()
+        return (user, try context.load(Tally.self, parameter: "tally"))
+    }
+
+    /// The viewer's list in their sort, read in one snapshot.
     static func listItems(_ context: RequestContext, user: User) throws -> ([TallyPages.Item], TallyPages.Sort) {
-        let (tallies, sort) = try context.app.database.write { tx in
-            let sort = try TallyStore.sort(tx, userID: user.id)
-            let tallies = try TallyStore.list(tx, viewerID: user.id, sort: sort)
-            for tally in tallies where tally.seenVersion != tally.version {
-                try TallyStore.markSeen(tx, tallyID: tally.id, userID: user.id)
-            }
-            return (tallies, sort)
+        let (tallies, sort) = try context.app.database.read { db in
+            let sort = try TallyStore.sort(db, userID: user.id)
+            return (try TallyStore.list(db, viewerID: user.id, sort: sort), sort)
         }
         return (tallies.map { item($0, for: user, app: context.app) }, sort == .created ? .created : .updated)
     }
@@ -442,7 +453,7 @@ enum TallyRoutes {
         TallyPages.Item(
             id: tally.id, name: tally.name, count: tally.count, style: Numerals.Style(rawValue: user.numberStyle.rawValue) ?? .arabic,
             owner: person(tally.owner, app: app), isOwner: tally.role == .owner, canChangeCount: tally.role.canChangeCount,
-            flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, fireworks: tally.fireworks,
+            flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, seenURL: seenChanges.path(), fireworks: tally.fireworks,
             createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version)
     }
 
