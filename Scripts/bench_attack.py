@@ -35,6 +35,12 @@ def rss_mib(pid):
     return 0.0
 
 
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def connect(port, source=None, timeout=10):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(timeout)
@@ -247,10 +253,12 @@ def main():
                 quiet.append((time.perf_counter() - began) * 1000)
             quiet.sort()
             print(f"signed-in page, quiet: p50 {statistics.median(quiet):.2f} ms, p99 {quiet[197]:.2f} ms")
+            cpu_before, wall_before = cpu_seconds(proc.pid), time.time()
             p50, p99, count, statuses = signup_flood(port, args.seconds, 128, page_cookie)
+            busy = (cpu_seconds(proc.pid) - cpu_before) / (time.time() - wall_before)
             shown = ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items()))
             print(f"signed-in page under a sign-up flood from 128 addresses: p50 {p50:.2f} ms, p99 {p99:.2f} ms "
-                  f"({count} requests); sign-up answers {shown}")
+                  f"({count} requests); sign-up answers {shown}; kith used {busy:.2f} cores of {os.cpu_count()}")
 
             held = connections_per_address(port)
             print(f"connections one address can hold open: {held}")

@@ -10,11 +10,15 @@ struct Passwords: Sendable {
     let hasher: PasswordHasher
 
     init(parameters: PasswordHasher.Parameters, maxWaiting: Int?, workers: Int) {
-        let concurrent = PasswordHasher.defaultConcurrentHashes
+        let concurrent = Self.concurrentHashes
         hasher = PasswordHasher(
             parameters: parameters, maxConcurrentHashes: concurrent,
             maxWaiting: maxWaiting ?? Self.defaultMaxWaiting(concurrentHashes: concurrent, workers: workers))
     }
+
+    /// Hashes at once: one per core but one, so that however many sign-ins
+    /// arrive, a core is left for everyone else's pages.
+    static var concurrentHashes: Int { max(1, PasswordHasher.defaultConcurrentHashes - 1) }
 
     /// Four callers per core may wait, but never so many that hashing (running
     /// and waiting) holds more than half the handler threads: the rest keep
