@@ -137,18 +137,20 @@ if (document.querySelector("[data-push-control]")) import("./push.js").catch(() 
 // inbox entry arriving over the live stream is shown as a notification.
 
 async function notifyFromInbox() {
-  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  // The nav's inbox link names the inbox and its list fragment.
+  const inbox = document.querySelector("a[data-inbox-list]");
+  if (!inbox || !("Notification" in window) || Notification.permission !== "granted") return;
   if ("serviceWorker" in navigator) {
     const registration = await navigator.serviceWorker.getRegistration();
     if (registration && (await registration.pushManager.getSubscription())) return; // push will show it
   }
-  const response = await fetch("/inbox/list", { credentials: "same-origin" });
+  const response = await fetch(inbox.dataset.inboxList, { credentials: "same-origin" });
   if (!response.ok) return;
   const newest = parse(await response.text()).querySelector("[data-unread]");
   if (!newest || sessionStorage.getItem("kith-notified") === newest.dataset.unread) return;
   sessionStorage.setItem("kith-notified", newest.dataset.unread);
   const notice = new Notification(newest.dataset.title, { body: newest.dataset.body, icon: "/static/icons/kith-192.png" });
-  notice.addEventListener("click", () => { window.focus(); window.location.assign("/inbox"); });
+  notice.addEventListener("click", () => { window.focus(); window.location.assign(inbox.href); });
 }
 
 document.addEventListener("kith:live", (event) => {
@@ -196,12 +198,13 @@ for (const wrapper of document.querySelectorAll('[data-time-zone="browser"]')) {
 // reopened, from the last event seen, when it is visible again.
 
 const liveMeta = document.querySelector('meta[name="kith-live"]');
+const streamMeta = document.querySelector('meta[name="kith-live-stream"]');
 let source = null;
 let lastEventId = liveMeta ? liveMeta.dataset.cursor : "";
 
 function openLive() {
-  if (!liveMeta || source || !window.EventSource) return;
-  const url = `/live?topics=${encodeURIComponent(liveMeta.content)}&cursor=${encodeURIComponent(lastEventId || "")}`;
+  if (!liveMeta || !streamMeta || source || !window.EventSource) return;
+  const url = `${streamMeta.content}?topics=${encodeURIComponent(liveMeta.content)}&cursor=${encodeURIComponent(lastEventId || "")}`;
   source = new EventSource(url);
   source.addEventListener("invalidate", (event) => {
     lastEventId = event.lastEventId || lastEventId;

@@ -1,5 +1,6 @@
 // Web Push on the settings page. The page renders
-//   <div data-push-control data-csrf="TOKEN">
+//   <div data-push-control data-csrf="TOKEN" data-key="…" data-subscribe="…"
+//        data-unsubscribe="…" data-worker="…" data-scope="…">
 //     <button type="button" data-push-subscribe>…</button>
 //     <p data-push-status></p>
 //   </div>
@@ -28,6 +29,8 @@ function wire(control) {
     return;
   }
   const csrf = control.dataset.csrf || "";
+  // Every address comes from the page, which builds them from the routes.
+  const { key: keyURL, subscribe: subscribeURL, unsubscribe: unsubscribeURL, worker, scope } = control.dataset;
   let busy = false;
 
   const post = (path, fields) =>
@@ -40,10 +43,10 @@ function wire(control) {
       if (!response.ok) throw new Error("The server said " + response.status + ".");
     });
 
-  const registration = () => navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  const registration = () => navigator.serviceWorker.register(worker, { scope });
 
   async function current() {
-    const found = await navigator.serviceWorker.getRegistration("/");
+    const found = await navigator.serviceWorker.getRegistration(scope);
     return found ? found.pushManager.getSubscription() : null;
   }
 
@@ -63,7 +66,7 @@ function wire(control) {
       show(false);
       return;
     }
-    const keyResponse = await fetch("/push/key", { credentials: "same-origin" });
+    const keyResponse = await fetch(keyURL, { credentials: "same-origin" });
     if (!keyResponse.ok) throw new Error("Kith could not share its push key.");
     const key = (await keyResponse.text()).trim();
     const ready = await registration();
@@ -73,7 +76,7 @@ function wire(control) {
       applicationServerKey: fromBase64URL(key),
     });
     const json = subscription.toJSON();
-    await post("/push/subscribe", {
+    await post(subscribeURL, {
       endpoint: subscription.endpoint,
       p256dh: json.keys.p256dh,
       auth: json.keys.auth,
@@ -84,7 +87,7 @@ function wire(control) {
   async function turnOff() {
     const subscription = await current();
     if (subscription) {
-      await post("/push/unsubscribe", { endpoint: subscription.endpoint });
+      await post(unsubscribeURL, { endpoint: subscription.endpoint });
       await subscription.unsubscribe();
     }
     show(false);

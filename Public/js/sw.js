@@ -31,12 +31,15 @@ self.addEventListener("notificationclick", (event) => {
 });
 
 // Only Kith's own pages: a message must not turn a tap into a trip elsewhere.
+// Anything else opens the front page, which is the scope the settings page
+// registered this worker with.
 function sameOriginURL(candidate) {
+  const home = self.registration.scope;
   try {
-    const url = new URL(typeof candidate === "string" ? candidate : "/", self.location.origin);
-    return url.origin === self.location.origin ? url.href : self.location.origin + "/";
+    const url = new URL(typeof candidate === "string" ? candidate : home, self.location.origin);
+    return url.origin === self.location.origin ? url.href : home;
   } catch (error) {
-    return self.location.origin + "/";
+    return home;
   }
 }
 

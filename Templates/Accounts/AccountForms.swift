@@ -31,7 +31,7 @@ public enum SignUpPage {
                 <header class="page-header"><h1>Make your Kith account</h1>
                 <p class="muted">One account for every occasion, game and tally you share.</p></header>
                 \(form.summary(order: ["display_name", "username", "password", "time_zone"]))
-                <form class="form stack" method="post" action="/signup" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.signUp]) novalidate>
                 \(Layout.csrfField(context.csrfToken))\(nextField(next))
                 \(FormField.text(name: "display_name", label: "Your name", value: form.values["display_name"], hint: "What friends see next to everything you do.", error: form.errors["display_name"], required: true, maxLength: 60, autocomplete: "name"))
                 \(FormField.text(name: "username", label: "Username", value: form.values["username"], hint: "3 to 30 letters, digits, underscores or dots. You sign in with it.", error: form.errors["username"], required: true, maxLength: 30, autocomplete: "username"))
@@ -39,7 +39,7 @@ public enum SignUpPage {
                 \(timeZoneField(timeZones, selected: form.values["time_zone"], error: form.errors["time_zone"], fresh: form.isValid))
                 <div class="form-actions">\(Button.primary("Sign up"))</div>
                 </form>
-                <p>Already have an account? <a href="/signin">Sign in</a>.</p>
+                <p>Already have an account? <a\(attribute: "href", context.links[.signInForm])>Sign in</a>.</p>
                 </section>
                 """)
     }
@@ -62,13 +62,13 @@ public enum SignInPage {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>Welcome back</h1></header>
                 \(form.summary(order: ["username", "password"]))
-                <form class="form stack" method="post" action="/signin" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.signIn]) novalidate>
                 \(Layout.csrfField(context.csrfToken))\(nextField(next))
                 \(FormField.text(name: "username", label: "Username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "username"))
                 \(FormField.text(name: "password", label: "Password", error: form.errors["password"], type: .password, required: true, maxLength: 128, autocomplete: "current-password"))
                 <div class="form-actions">\(Button.primary("Sign in"))</div>
                 </form>
-                <p>New here? <a href="/signup">Make an account</a>. Lost your password? <a href="/recover">Use a recovery code</a>.</p>
+                <p>New here? <a\(attribute: "href", context.links[.signUpForm])>Make an account</a>. Lost your password? <a\(attribute: "href", context.links[.recoverForm])>Use a recovery code</a>.</p>
                 </section>
                 """)
     }
@@ -83,7 +83,7 @@ public enum ClaimPage {
                 <header class="page-header"><h1>Keep your account</h1>
                 <p class="muted">Choose a username and password, and you can sign in from any browser. Everything you've joined stays yours.</p></header>
                 \(form.summary(order: ["username", "password"]))
-                <form class="form stack" method="post" action="/claim" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.claim]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "username", label: "Username", value: form.values["username"], hint: "3 to 30 letters, digits, underscores or dots.", error: form.errors["username"], required: true, maxLength: 30, autocomplete: "username"))
                 \(FormField.text(name: "password", label: "Password", hint: "8 to 128 characters.", error: form.errors["password"], type: .password, required: true, maxLength: 128, autocomplete: "new-password"))
@@ -104,7 +104,7 @@ public enum SignOutPage {
             <div class="card card--gold stack">
             <p><strong>You're a guest, so you have no password.</strong> If you sign out now you won't be able to
             get back into this account, or to anything you've joined with it.</p>
-            <p>\(Button.link("Keep my account first", href: "/claim", style: .gold))</p>
+            <p>\(Button.link("Keep my account first", href: context.links[.claimForm], style: .gold))</p>
             </div>
             """
             : ""
@@ -114,7 +114,7 @@ public enum SignOutPage {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>Sign out?</h1></header>
                 \(warning)
-                <form method="post" action="/signout" class="form-actions">
+                <form method="post"\(attribute: "action", context.links[.signOut]) class="form-actions">
                 \(Layout.csrfField(context.csrfToken))
                 \(isGuest ? Button.danger("Sign out anyway") : Button.primary("Sign out"))
                 </form>

@@ -8,14 +8,14 @@ public enum RecoverPage {
                 <header class="page-header"><h1>Use a recovery code</h1>
                 <p class="muted">Forgot your password? Type your username and one of the recovery codes you saved when you made your account. Each code works once, and you'll choose a new password straight after.</p></header>
                 \(form.summary(order: ["username", "code"]))
-                <form class="form stack" method="post" action="/recover" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.recover]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "username", label: "Username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "username"))
                 \(FormField.text(name: "code", label: "Recovery code", hint: "Like ABCDE-23456. Capitals and dashes don't matter.", error: form.errors["code"], required: true, maxLength: 40, autocomplete: "one-time-code"))
                 <div class="form-actions">\(Button.primary("Sign in with this code"))</div>
                 </form>
                 <p>Lost your codes too? Whoever runs this Kith can send you a reset link.</p>
-                <p>Remembered it? <a href="/signin">Sign in</a>.</p>
+                <p>Remembered it? <a\(attribute: "href", context.links[.signInForm])>Sign in</a>.</p>
                 </section>
                 """)
     }
@@ -54,7 +54,7 @@ public enum ContinueStartPage {
                 \(Layout.csrfField(context.csrfToken))
                 <div class="form-actions">\(Button.primary("Make a sign-in link"))</div>
                 </form>
-                <p><a href="/settings">Back to settings</a></p>
+                <p><a\(attribute: "href", context.links[.settings])>Back to settings</a></p>
                 </section>
                 """)
     }
@@ -76,7 +76,7 @@ public enum ContinueLinkPage {
                 <p class="field__hint" id="field-link-hint">Select it and copy. This browser stays signed in.</p>
                 <input class="field__input mono" id="field-link" type="text" readonly\(attribute: "value", link) aria-describedby="field-link-hint">
                 </div>
-                <p><a href="/settings">Back to settings</a></p>
+                <p><a\(attribute: "href", context.links[.settings])>Back to settings</a></p>
                 </section>
                 """)
     }
@@ -115,7 +115,7 @@ public enum LinkUnavailablePage {
                 <p class="error-page__code">404</p>
                 <h1>This link doesn't work any more</h1>
                 <p>Sign-in links work once and only for a short while. Ask for a fresh one: from Settings in the browser where you're signed in, or from whoever runs this Kith.</p>
-                <p><a class="button" href="/">Back to Kith</a></p>
+                <p><a class="button"\(attribute: "href", context.links[.home])>Back to Kith</a></p>
                 </section>
                 """)
     }
@@ -151,10 +151,10 @@ public enum DeleteAccountPage {
                 </ul>
                 </div>
                 \(form.summary(order: [isGuest ? "confirm" : "password"]))
-                <form class="form stack" method="post" action="/settings/delete" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.deleteAccount]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(field)
-                <div class="form-actions">\(Button.danger("Delete my account"))\(Button.link("Keep my account", href: "/settings", style: .secondary))</div>
+                <div class="form-actions">\(Button.danger("Delete my account"))\(Button.link("Keep my account", href: context.links[.settings], style: .secondary))</div>
                 </form>
                 </section>
                 """)
@@ -170,7 +170,7 @@ public enum GoodbyePage {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>Your account is deleted</h1>
                 <p>Everything that was yours has gone from Kith. Thank you for the time you spent here.</p></header>
-                <p>\(Button.link("Back to Kith", href: "/", style: .secondary))</p>
+                <p>\(Button.link("Back to Kith", href: context.links[.home], style: .secondary))</p>
                 </section>
                 """)
     }

@@ -77,12 +77,12 @@ public enum SettingsPage {
         let sections: [HTML] = [
             profileSection(context, model),
             appearanceSection(context, model.appearance),
-            model.isGuest ? claimSection : passwordSection,
+            model.isGuest ? claimSection(context) : passwordSection(context),
             devicesSection(context, model),
             notificationsSection(context),
             model.isGuest ? .empty : recoverySection(context, model),
-            otherBrowserSection,
-            deleteSection,
+            otherBrowserSection(context),
+            deleteSection(context),
         ]
         return Layout.page(
             title: "Settings", context: context,
@@ -114,7 +114,7 @@ public enum SettingsPage {
             id: "notifications", title: "Notifications on this device",
             body: """
                 <p>Kith can tell you about new gifts, spots and tallies even when it isn't open. Your inbox always has them too.</p>
-                <div data-push-control\(attribute: "data-csrf", context.csrfToken)>
+                <div data-push-control\(attribute: "data-csrf", context.csrfToken)\(attribute: "data-key", context.links[.pushKey])\(attribute: "data-subscribe", context.links[.pushSubscribe])\(attribute: "data-unsubscribe", context.links[.pushUnsubscribe])\(attribute: "data-worker", context.links[.serviceWorker])\(attribute: "data-scope", context.links[.home])>
                 <button class="button button--secondary" type="button" data-push-subscribe>Turn on notifications on this device</button>
                 <p data-push-status role="status"></p>
                 </div>
@@ -126,7 +126,7 @@ public enum SettingsPage {
         let username: HTML =
             model.isGuest
             ? """
-            <p>You're here as a guest, so you have no username yet. <a href="/claim">Keep your account</a> to choose one and sign in from any browser.</p>
+            <p>You're here as a guest, so you have no username yet. <a\(attribute: "href", context.links[.claimForm])>Keep your account</a> to choose one and sign in from any browser.</p>
             """
             : FormField.text(
                 name: "username", label: "Username", value: form.values["username"],
@@ -136,7 +136,7 @@ public enum SettingsPage {
             id: "profile", title: "Profile",
             body: """
                 \(form.summary(order: ["display_name", "username", "email", "avatar", "time_zone"]))
-                <form class="form" method="post" action="/settings/profile" novalidate>
+                <form class="form" method="post"\(attribute: "action", context.links[.saveProfile]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "display_name", label: "Your name", value: form.values["display_name"], hint: "What friends see next to everything you do.", error: form.errors["display_name"], required: true, maxLength: 60, autocomplete: "name"))
                 \(username)
@@ -181,7 +181,7 @@ public enum SettingsPage {
             id: "appearance", title: "Appearance",
             body: """
                 \(form.summary(order: ["theme", "number_style"]))
-                <form class="form" method="post" action="/settings/appearance" novalidate>
+                <form class="form" method="post"\(attribute: "action", context.links[.saveAppearance]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.radios(name: "theme", legend: "Theme", options: [("system", "Match this device"), ("light", "Light"), ("dark", "Dark")], selected: form.values["theme"], hint: "Used on every page, on every device you sign in on.", error: form.errors["theme"]))
                 \(FormField.radios(name: "number_style", legend: "Numbers on tallies", options: [("arabic", "Digits: 12"), ("roman", "Roman: XII"), ("stick", "Tally marks")], selected: form.values["number_style"], error: form.errors["number_style"]))
@@ -190,20 +190,24 @@ public enum SettingsPage {
                 """)
     }
 
-    static let passwordSection: HTML = section(
-        id: "password", title: "Password",
-        body: """
-            <p>Change the password you sign in with. Your other devices stay signed in; you can sign them out below.</p>
-            <p>\(Button.link("Change password", href: "/settings/password", style: .secondary))</p>
-            """)
+    static func passwordSection(_ context: PageContext) -> HTML {
+        section(
+            id: "password", title: "Password",
+            body: """
+                <p>Change the password you sign in with. Your other devices stay signed in; you can sign them out below.</p>
+                <p>\(Button.link("Change password", href: context.links[.passwordForm], style: .secondary))</p>
+                """)
+    }
 
     /// In place of the password section for a guest, who has none.
-    static let claimSection: HTML = section(
-        id: "password", title: "Keep your account", accent: "card--gold",
-        body: """
-            <p>You're here as a guest: this browser is your only way in. Choose a username and password to sign in from anywhere. Everything you've joined stays yours.</p>
-            <p>\(Button.link("Keep your account", href: "/claim", style: .gold))</p>
-            """)
+    static func claimSection(_ context: PageContext) -> HTML {
+        section(
+            id: "password", title: "Keep your account", accent: "card--gold",
+            body: """
+                <p>You're here as a guest: this browser is your only way in. Choose a username and password to sign in from anywhere. Everything you've joined stays yours.</p>
+                <p>\(Button.link("Keep your account", href: context.links[.claimForm], style: .gold))</p>
+                """)
+    }
 
     static func devicesSection(_ context: PageContext, _ model: Model) -> HTML {
         let items = model.devices.map { device -> HTML in
@@ -225,14 +229,14 @@ public enum SettingsPage {
         var actions: [HTML] = []
         if others {
             actions.append("""
-                <form method="post" action="/settings/sessions/sign-out-others">\(Layout.csrfField(context.csrfToken))\(Button.secondary("Sign out other devices"))</form>
+                <form method="post"\(attribute: "action", context.links[.signOutOthers])>\(Layout.csrfField(context.csrfToken))\(Button.secondary("Sign out other devices"))</form>
                 """)
         }
         // A guest signed out everywhere could never get back in: the button
         // is left out rather than offered with a warning.
         if !model.isGuest {
             actions.append("""
-                <form method="post" action="/signout/everywhere">\(Layout.csrfField(context.csrfToken))\(Button.danger("Sign out everywhere"))</form>
+                <form method="post"\(attribute: "action", context.links[.signOutEverywhere])>\(Layout.csrfField(context.csrfToken))\(Button.danger("Sign out everywhere"))</form>
                 """)
         }
         let only: HTML = others ? .empty : "<p class=\"muted\">You're signed in on this device only.</p>"
@@ -267,7 +271,7 @@ public enum SettingsPage {
                 \(status)
                 <p class="muted">Making new codes replaces all of them: the old ones stop working. Kith shows the new ones once.</p>
                 \(form.summary(order: ["password"]))
-                <form class="form" method="post" action="/settings/recovery-codes" novalidate>
+                <form class="form" method="post"\(attribute: "action", context.links[.newRecoveryCodes]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "password", label: "Your password", hint: "To make sure it's you.", error: form.errors["password"], type: .password, required: true, maxLength: 128, autocomplete: "current-password"))
                 <div class="form-actions">\(Button.secondary("Make new codes"))</div>
@@ -275,19 +279,23 @@ public enum SettingsPage {
                 """)
     }
 
-    static let otherBrowserSection: HTML = section(
-        id: "another-browser", title: "Continue in another browser",
-        body: """
-            <p>Opened Kith inside a chat app? Make a one-time link or QR code that signs another browser into this account.</p>
-            <p>\(Button.link("Make a sign-in link", href: "/settings/continue", style: .secondary))</p>
-            """)
+    static func otherBrowserSection(_ context: PageContext) -> HTML {
+        section(
+            id: "another-browser", title: "Continue in another browser",
+            body: """
+                <p>Opened Kith inside a chat app? Make a one-time link or QR code that signs another browser into this account.</p>
+                <p>\(Button.link("Make a sign-in link", href: context.links[.continueStart], style: .secondary))</p>
+                """)
+    }
 
-    static let deleteSection: HTML = section(
-        id: "delete", title: "Delete your account",
-        body: """
-            <p>Deleting your account removes everything that is yours. It can't be undone.</p>
-            <p>\(Button.link("Delete account", href: "/settings/delete", style: .danger))</p>
-            """)
+    static func deleteSection(_ context: PageContext) -> HTML {
+        section(
+            id: "delete", title: "Delete your account",
+            body: """
+                <p>Deleting your account removes everything that is yours. It can't be undone.</p>
+                <p>\(Button.link("Delete account", href: context.links[.deleteAccountForm], style: .danger))</p>
+                """)
+    }
 
     /// A card named by its heading, so it is a region a screen reader lists
     /// by that name, and the in-page links can jump to it.
@@ -309,14 +317,14 @@ public enum PasswordPage {
         let intro: HTML =
             mustChange
             ? "<p>You signed in with a recovery code or a reset link. Choose a new password to carry on.</p>"
-            : "<p>Your other devices stay signed in; you can sign them out in <a href=\"/settings#devices\">settings</a>.</p>"
+            : "<p>Your other devices stay signed in; you can sign them out in <a\(attribute: "href", context.links[.settings] + "#devices")>settings</a>.</p>"
         let current: HTML =
             mustChange
             ? .empty
             : FormField.text(
                 name: "current_password", label: "Current password", error: form.errors["current_password"],
                 type: .password, required: true, maxLength: 128, autocomplete: "current-password")
-        let cancel: HTML = mustChange ? .empty : Button.link("Cancel", href: "/settings", style: .secondary)
+        let cancel: HTML = mustChange ? .empty : Button.link("Cancel", href: context.links[.settings], style: .secondary)
         return Layout.page(
             title: mustChange ? "Choose a new password" : "Change your password", context: context,
             main: """
@@ -324,7 +332,7 @@ public enum PasswordPage {
                 <header class="page-header"><h1>\(mustChange ? "Choose a new password" : "Change your password")</h1>
                 \(intro)</header>
                 \(form.summary(order: ["current_password", "new_password", "confirm_password"]))
-                <form class="form" method="post" action="/settings/password" novalidate>
+                <form class="form" method="post"\(attribute: "action", context.links[.savePassword]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(current)
                 \(FormField.text(name: "new_password", label: "New password", hint: "8 to 128 characters.", error: form.errors["new_password"], type: .password, required: true, maxLength: 128, autocomplete: "new-password"))
@@ -345,7 +353,7 @@ public enum PasswordPage {
                 <header class="page-header"><h1>Password</h1>
                 <p>You're here as a guest, so there is no password yet.</p></header>
                 <p>Choose a username and password to keep your account and sign in from any browser.</p>
-                <p>\(Button.link("Keep your account", href: "/claim", style: .gold))</p>
+                <p>\(Button.link("Keep your account", href: context.links[.claimForm], style: .gold))</p>
                 </section>
                 """)
     }

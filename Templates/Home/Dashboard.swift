@@ -18,7 +18,7 @@ public enum Dashboard {
             ? """
             <aside class="card card--gold claim-prompt" aria-label="Keep your account">
             <p><strong>You're here as a guest.</strong> Choose a username and password to keep your account and sign in from anywhere.</p>
-            <p>\(Button.link("Keep my account", href: "/claim", style: .gold, small: true))</p>
+            <p>\(Button.link("Keep my account", href: context.links[.claimForm], style: .gold, small: true))</p>
             </aside>
             """
             : ""
@@ -28,7 +28,7 @@ public enum Dashboard {
                 <section class="container stack">
                 <header class="page-header"><h1>Hello, \(model.displayName)</h1></header>
                 \(claim)
-                <form class="join-box card cluster" method="post" action="/join">
+                <form class="join-box card cluster" method="post"\(attribute: "action", context.links[.joinLookup])>
                 \(Layout.csrfField(context.csrfToken))
                 <label for="join-code">Got an invite code?</label>
                 <input class="field__input" id="join-code" name="code" maxlength="400" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. K7M2QX">

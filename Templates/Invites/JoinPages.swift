@@ -8,7 +8,7 @@ public enum JoinFormPage {
                 <header class="page-header"><h1>Join with a code</h1>
                 <p class="muted">Got a six-character code or a link from a friend? Paste it here. Case, spaces and dashes don't matter.</p></header>
                 \(FormErrors.render(error.map { [("code", $0)] } ?? []))
-                <form class="form stack" method="post" action="/join" novalidate>
+                <form class="form stack" method="post"\(attribute: "action", context.links[.joinLookup]) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "code", label: "Code or link", value: value, hint: "For example K7M2QX.", error: error, required: true, maxLength: 400, autocomplete: "off"))
                 <div class="form-actions">\(Button.primary("Continue"))</div>
@@ -23,7 +23,10 @@ public enum JoinFormPage {
 /// to anyone holding the link.
 public enum JoinPreviewPage {
     public struct Model: Sendable {
-        public var code: String
+        /// Where joining posts.
+        public var action: String
+        /// Sign in, then come back to this invitation.
+        public var signInFirst: String
         public var name: String
         public var kindLabel: String
         public var role: String
@@ -31,8 +34,12 @@ public enum JoinPreviewPage {
         /// The guest fields for a signed-out visitor; nil when signed in.
         public var guestFields: HTML?
         public var errors: FormState
-        public init(code: String, name: String, kindLabel: String, role: String, inviter: String?, guestFields: HTML?, errors: FormState) {
-            self.code = code
+        public init(
+            action: String, signInFirst: String, name: String, kindLabel: String, role: String, inviter: String?, guestFields: HTML?,
+            errors: FormState
+        ) {
+            self.action = action
+            self.signInFirst = signInFirst
             self.name = name
             self.kindLabel = kindLabel
             self.role = role
@@ -48,17 +55,17 @@ public enum JoinPreviewPage {
         if let guestFields = model.guestFields {
             form = """
                 \(model.errors.summary(order: ["display_name", "avatar", "time_zone"]))
-                <form class="form stack" method="post"\(attribute: "action", "/join/" + model.code) novalidate>
+                <form class="form stack" method="post"\(attribute: "action", model.action) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(guestFields)
                 <div class="form-actions">\(Button.primary("Join as \(model.role)"))</div>
                 </form>
-                <p>Have an account? <a\(attribute: "href", "/signin?next=%2Fjoin%2F" + model.code)>Sign in first</a>, and join with it.</p>
+                <p>Have an account? <a\(attribute: "href", model.signInFirst)>Sign in first</a>, and join with it.</p>
                 """
         } else {
             form = """
                 \(model.errors.summary(order: []))
-                <form method="post"\(attribute: "action", "/join/" + model.code) class="form-actions">
+                <form method="post"\(attribute: "action", model.action) class="form-actions">
                 \(Layout.csrfField(context.csrfToken))
                 \(Button.primary("Join as \(model.role)"))
                 </form>
@@ -110,7 +117,7 @@ public enum JoinUnknownPage {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>That code doesn't open anything</h1>
                 <p>It may have been mistyped, or the host may have made a new one. Ask them for the current link.</p></header>
-                <p>\(Button.link("Try another code", href: "/join", style: .secondary))</p>
+                <p>\(Button.link("Try another code", href: context.links[.join], style: .secondary))</p>
                 </section>
                 """)
     }

@@ -4,6 +4,8 @@
 public struct PageContext: Sendable {
     /// Maps a file in `Public/` to its content-hashed URL.
     public var assetURL: @Sendable (String) -> String
+    /// Where the frame's and the pages' own links go.
+    public var links: SiteLinks
     public var flash: [Flash]
     /// The signed-in person, for the user menu; nil when signed out.
     public var viewer: Viewer?
@@ -22,10 +24,11 @@ public struct PageContext: Sendable {
     public var scripts: [String] = []
 
     public init(
-        assetURL: @escaping @Sendable (String) -> String, flash: [Flash] = [], viewer: Viewer? = nil,
+        assetURL: @escaping @Sendable (String) -> String, links: SiteLinks, flash: [Flash] = [], viewer: Viewer? = nil,
         live: LiveSubscription = LiveSubscription(), theme: Theme = .system, csrfToken: String? = nil
     ) {
         self.assetURL = assetURL
+        self.links = links
         self.flash = flash
         self.viewer = viewer
         self.live = live
@@ -90,7 +93,11 @@ public enum Layout {
         let live: HTML =
             context.live.topics.isEmpty
             ? ""
-            : "<meta name=\"kith-live\"\(attribute: "content", context.live.topics.joined(separator: ","))\(attribute: "data-cursor", context.live.cursor)>\n"
+            : """
+            <meta name="kith-live"\(attribute: "content", context.live.topics.joined(separator: ","))\(attribute: "data-cursor", context.live.cursor)>
+            <meta name="kith-live-stream"\(attribute: "content", context.links[.liveStream])>
+
+            """
         return """
             <!doctype html>
             <html lang="en"\(attribute: "class", context.theme.htmlClass)>
@@ -100,7 +107,7 @@ public enum Layout {
             <meta name="theme-color" content="#FBF7F4" media="(prefers-color-scheme: light)">
             <meta name="theme-color" content="#17141D" media="(prefers-color-scheme: dark)">
             <title>\(title) · Kith</title>
-            <link rel="manifest" href="/manifest.webmanifest">
+            <link rel="manifest"\(attribute: "href", context.links[.manifest])>
             <link rel="icon" href="\(context.assetURL("icons/kith.svg"))" type="image/svg+xml">
             <link rel="apple-touch-icon" href="\(context.assetURL("icons/kith-180.png"))">
             <link rel="stylesheet" href="\(context.assetURL("css/app.css"))">
@@ -110,7 +117,7 @@ public enum Layout {
             <a class="skip-link" href="#main">Skip to content</a>
             <header class="site-header">
             <nav class="site-nav" aria-label="Main">
-            <a class="brand" href="/"><img src="\(context.assetURL("icons/kith.svg"))" alt="" width="28" height="28"> Kith</a>
+            <a class="brand"\(attribute: "href", context.links[.home])><img src="\(context.assetURL("icons/kith.svg"))" alt="" width="28" height="28"> Kith</a>
             \(navigation(context))
             </nav>
             </header>
@@ -135,22 +142,19 @@ public enum Layout {
         guard let viewer = context.viewer else {
             return """
                 <ul class="site-nav__links">
-                <li><a href="/join">Join with a code</a></li>
-                <li><a href="/signin">Sign in</a></li>
-                <li><a class="button button--small" href="/signup">Sign up</a></li>
+                <li><a\(attribute: "href", context.links[.join])>Join with a code</a></li>
+                <li><a\(attribute: "href", context.links[.signInForm])>Sign in</a></li>
+                <li><a class="button button--small"\(attribute: "href", context.links[.signUpForm])>Sign up</a></li>
                 </ul>
                 """
         }
-        let unread: HTML =
-            viewer.unreadCount > 0
-            ? "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\">\(viewer.unreadCount)<span class=\"visually-hidden\"> unread</span></span>"
-            : "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\" hidden></span>"
+        let unread = InboxPage.count(viewer.unreadCount, links: context.links)
         return """
             <ul class="site-nav__links">
-            <li><a href="/inbox">Inbox \(unread)</a></li>
+            <li><a\(attribute: "href", context.links[.inbox])\(attribute: "data-inbox-list", context.links[.inboxList])>Inbox \(unread)</a></li>
             <li><details class="user-menu"><summary>\(viewer.displayName)</summary>
             <ul class="user-menu__items">
-            <li><a href="/settings">Settings</a></li>
+            <li><a\(attribute: "href", context.links[.settings])>Settings</a></li>
             <li>\(signOut(context, guest: viewer.isGuest))</li>
             </ul>
             </details></li>
@@ -164,14 +168,14 @@ public enum Layout {
         guard context.viewer?.isGuest == true else { return "" }
         return """
             <aside class="guest-prompt" aria-label="Keep your account"><p>You're here as a guest.
-            <a href="/claim">Choose a username and password</a> to keep your account.</p></aside>
+            <a\(attribute: "href", context.links[.claimForm])>Choose a username and password</a> to keep your account.</p></aside>
 
             """
     }
 
     static func signOut(_ context: PageContext, guest: Bool) -> HTML {
-        if guest { return "<a href=\"/signout\">Sign out</a>" }
-        return "<form method=\"post\" action=\"/signout\">\(csrfField(context.csrfToken))<button class=\"link-button\" type=\"submit\">Sign out</button></form>"
+        if guest { return "<a\(attribute: "href", context.links[.signOutConfirm])>Sign out</a>" }
+        return "<form method=\"post\"\(attribute: "action", context.links[.signOut])>\(csrfField(context.csrfToken))<button class=\"link-button\" type=\"submit\">Sign out</button></form>"
     }
 
     /// The hidden CSRF field every state-changing form carries.

@@ -68,14 +68,14 @@ public enum InboxPage {
     public static func list(_ context: PageContext, _ model: Model) -> HTML {
         guard !model.items.isEmpty else {
             return """
-                <div id="inbox-list" data-fragment="/inbox/list">
+                <div\(attribute: "id", FragmentID.inboxList.rawValue)\(attribute: "data-fragment", context.links[.inboxList])>
                 \(EmptyState.render(title: "Nothing new", message: "When friends spot plates, leave gifts or change a tally, you'll hear about it here."))
                 </div>
                 """
         }
         let items = model.items.map { item(context, $0) }
         return """
-            <ul class="stack" id="inbox-list" data-fragment="/inbox/list" aria-label="Notifications">
+            <ul class="stack"\(attribute: "id", FragmentID.inboxList.rawValue)\(attribute: "data-fragment", context.links[.inboxList]) aria-label="Notifications">
             \(items.joined(separator: "\n"))
             </ul>
             """
@@ -100,9 +100,17 @@ public enum InboxPage {
 
     /// The nav badge fragment (`GET /inbox/count`): the same markup the
     /// frame renders, so a refetch swaps like for like.
-    public static func count(_ unread: Int) -> HTML {
-        unread > 0
-            ? "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\">\(unread)<span class=\"visually-hidden\"> unread</span></span>"
-            : "<span class=\"badge\" id=\"inbox-count\" data-fragment=\"/inbox/count\" hidden></span>"
+    public static func count(_ unread: Int, links: SiteLinks) -> HTML {
+        let attributes: HTML = "\(attribute: "id", FragmentID.inboxCount.rawValue)\(attribute: "data-fragment", links[.inboxCount])"
+        return unread > 0
+            ? "<span class=\"badge\"\(attributes)>\(unread)<span class=\"visually-hidden\"> unread</span></span>"
+            : "<span class=\"badge\"\(attributes) hidden></span>"
     }
+}
+
+extension FragmentID {
+    /// The nav's unread badge.
+    public static let inboxCount = FragmentID("inbox-count")
+    /// The inbox page's list.
+    public static let inboxList = FragmentID("inbox-list")
 }

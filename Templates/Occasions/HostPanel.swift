@@ -79,6 +79,26 @@ public enum HostPanel {
         }
     }
 
+    /// Where the panel's forms post.
+    public struct Paths: Sendable {
+        public var addChallenge: String
+        public var dareBounds: String
+        public var adjust: String
+        public var handOver: String
+        public var finale: String
+        public var close: String
+        public var reopen: String
+        public init(addChallenge: String, dareBounds: String, adjust: String, handOver: String, finale: String, close: String, reopen: String) {
+            self.addChallenge = addChallenge
+            self.dareBounds = dareBounds
+            self.adjust = adjust
+            self.handOver = handOver
+            self.finale = finale
+            self.close = close
+            self.reopen = reopen
+        }
+    }
+
     public struct Model: Sendable {
         public var celebrantJoined: Bool
         public var invites: [InviteLink]
@@ -101,12 +121,14 @@ public enum HostPanel {
         public var challengeForm: FormState
         public var pointsForm: FormState
         public var boundsForm: FormState
+        public var paths: Paths
         public init(
             celebrantJoined: Bool, invites: [InviteLink], challengePoints: Int, darePoints: Int, giftCosts: Int, unpricedGifts: Int,
             gifts: [GiftRow], challenges: [ChallengeRow], dares: [ChallengeRow], dareMin: Int, dareMax: Int, adjustments: [Line],
             reports: [Line], people: [OccasionScreens.Person], successors: [(id: String, name: String)], finaleOpen: Bool,
-            isOpen: Bool, challengeForm: FormState, pointsForm: FormState, boundsForm: FormState
+            isOpen: Bool, challengeForm: FormState, pointsForm: FormState, boundsForm: FormState, paths: Paths
         ) {
+            self.paths = paths
             self.celebrantJoined = celebrantJoined
             self.invites = invites
             self.challengePoints = challengePoints
@@ -131,7 +153,6 @@ public enum HostPanel {
     }
 
     public static func render(context: PageContext, header: OccasionPage.Header, model: Model) -> HTML {
-        let base = "/occasions/\(header.id)/host"
         let csrf = context.csrfToken
         let celebrant: HTML =
             model.celebrantJoined
@@ -144,7 +165,7 @@ public enum HostPanel {
             """
         }
         return OccasionPage.render(
-            title: "Host panel", context: context, header: header, tab: .host, livePath: base,
+            title: "Host panel", context: context, header: header, tab: .host, livePath: header.paths.host,
             body: """
                 <div class="stack host-panel">
                 \(celebrant)
@@ -152,12 +173,12 @@ public enum HostPanel {
                 <div class="grid">\(invites)</div></section>
                 \(economy(model))
                 \(giftsSection(model.gifts, csrf: csrf))
-                \(challengesSection(model, base: base, csrf: csrf))
-                \(daresSection(model, base: base, csrf: csrf))
-                \(pointsSection(model, base: base, csrf: csrf))
+                \(challengesSection(model, csrf: csrf))
+                \(daresSection(model, csrf: csrf))
+                \(pointsSection(model, csrf: csrf))
                 \(reportsSection(model.reports))
-                \(peopleSection(model, base: base, csrf: csrf))
-                \(occasionSection(model, base: base, csrf: csrf))
+                \(peopleSection(model, csrf: csrf))
+                \(occasionSection(model, csrf: csrf))
                 </div>
                 """)
     }
@@ -241,13 +262,13 @@ public enum HostPanel {
         return "<ul class=\"stack\">\(items)</ul>"
     }
 
-    static func challengesSection(_ model: Model, base: String, csrf: String?) -> HTML {
+    static func challengesSection(_ model: Model, csrf: String?) -> HTML {
         """
         <section class="stack" aria-labelledby="host-challenges-heading"><h2 id="host-challenges-heading">Challenges</h2>
         \(model.challenges.isEmpty ? "<p class=\"muted\">No challenges yet. Write the first below.</p>" as HTML : challengeRows(model.challenges, csrf: csrf, bounds: nil))
         <details class="card"\(attribute: "open", when: !model.challengeForm.errors.isEmpty || model.challenges.isEmpty)>
         <summary>Write a challenge</summary>
-        <form class="stack" method="post"\(attribute: "action", base + "/challenges") novalidate>
+        <form class="stack" method="post"\(attribute: "action", model.paths.addChallenge) novalidate>
         \(Layout.csrfField(csrf))
         \(OccasionForms.challengeFields(form: model.challengeForm))
         \(Button.primary("Add challenge"))
@@ -257,12 +278,12 @@ public enum HostPanel {
         """
     }
 
-    static func daresSection(_ model: Model, base: String, csrf: String?) -> HTML {
+    static func daresSection(_ model: Model, csrf: String?) -> HTML {
         let form = model.boundsForm
         return """
             <section class="stack" aria-labelledby="host-dares-heading"><h2 id="host-dares-heading">Secret dares</h2>
             \(model.dares.isEmpty ? "<p class=\"muted\">No dares filed yet.</p>" as HTML : challengeRows(model.dares, csrf: csrf, bounds: (model.dareMin, model.dareMax)))
-            <form class="stack card" method="post"\(attribute: "action", base + "/dare-bounds") novalidate>
+            <form class="stack card" method="post"\(attribute: "action", model.paths.dareBounds) novalidate>
             \(Layout.csrfField(csrf))
             \(form.summary(order: ["min", "max"]))
             <div class="grid grid--2">
@@ -275,7 +296,7 @@ public enum HostPanel {
             """
     }
 
-    static func pointsSection(_ model: Model, base: String, csrf: String?) -> HTML {
+    static func pointsSection(_ model: Model, csrf: String?) -> HTML {
         let form = model.pointsForm
         let audit: HTML =
             model.adjustments.isEmpty
@@ -283,7 +304,7 @@ public enum HostPanel {
             : "<ul class=\"stack audit\">\(model.adjustments.map { "<li><strong>\($0.text)</strong> <span class=\"muted\">\($0.detail)</span></li>" as HTML })</ul>"
         return """
             <section class="stack" aria-labelledby="points-heading"><h2 id="points-heading">Adjust points</h2>
-            <form class="stack card" method="post"\(attribute: "action", base + "/points") novalidate>
+            <form class="stack card" method="post"\(attribute: "action", model.paths.adjust) novalidate>
             \(Layout.csrfField(csrf))
             \(form.summary(order: ["delta", "reason"]))
             <div class="grid grid--2">
@@ -306,12 +327,12 @@ public enum HostPanel {
         return "<section class=\"stack\" aria-labelledby=\"reports-heading\"><h2 id=\"reports-heading\">Reports</h2>\(body)</section>"
     }
 
-    static func peopleSection(_ model: Model, base: String, csrf: String?) -> HTML {
+    static func peopleSection(_ model: Model, csrf: String?) -> HTML {
         let handOver: HTML =
             model.successors.isEmpty
             ? ""
             : """
-            <form class="cluster card" method="post"\(attribute: "action", base + "/handover")>
+            <form class="cluster card" method="post"\(attribute: "action", model.paths.handOver)>
             \(Layout.csrfField(csrf))
             \(FormField.select(name: "user", label: "Hand the host role to", options: model.successors.map { ($0.id, $0.name) }))
             \(Button.secondary("Make them host", small: true))
@@ -325,15 +346,15 @@ public enum HostPanel {
             """
     }
 
-    static func occasionSection(_ model: Model, base: String, csrf: String?) -> HTML {
+    static func occasionSection(_ model: Model, csrf: String?) -> HTML {
         let finale: HTML =
             model.finaleOpen
             ? "<p>The finale has happened: the badge is open.</p>"
-            : OccasionPage.action(base + "/finale", csrf: csrf, button: Button.gold("Call the finale now"))
+            : OccasionPage.action(model.paths.finale, csrf: csrf, button: Button.gold("Call the finale now"))
         let openClose: HTML =
             model.isOpen
-            ? OccasionPage.action(base + "/close", csrf: csrf, button: Button.secondary("Close the occasion"))
-            : OccasionPage.action(base + "/reopen", csrf: csrf, button: Button.secondary("Reopen the occasion"))
+            ? OccasionPage.action(model.paths.close, csrf: csrf, button: Button.secondary("Close the occasion"))
+            : OccasionPage.action(model.paths.reopen, csrf: csrf, button: Button.secondary("Reopen the occasion"))
         return """
             <section class="stack" aria-labelledby="finale-heading"><h2 id="finale-heading">The finale</h2>
             <p class="muted">The badge opens by itself when every gift on offer is unlocked. You can open it early.</p>

@@ -1,7 +1,7 @@
 /// Creating an occasion, writing a challenge, a dare and a gift: forms that
 /// come back with the person's input and a message next to each field.
 public enum OccasionForms {
-    public static func newOccasion(context: PageContext, form: FormState, kinds: [(value: String, label: String)]) -> HTML {
+    public static func newOccasion(context: PageContext, form: FormState, kinds: [(value: String, label: String)], action: String) -> HTML {
         Layout.page(
             title: "New occasion", context: context,
             main: """
@@ -9,14 +9,14 @@ public enum OccasionForms {
                 <header class="page-header"><h1>Create an occasion</h1>
                 <p class="muted">A celebration your people make together: they write challenges and gifts, the person you celebrate earns and opens them.</p></header>
                 \(form.summary(order: ["name", "kind", "celebrant_name", "date", "host_name"]))
-                <form class="card stack" method="post" action="/occasions" novalidate>
+                <form class="card stack" method="post"\(attribute: "action", action) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "name", label: "Occasion name", value: form.values["name"], hint: "What everyone will see, e.g. “Alex turns 30”.", error: form.errors["name"], required: true, maxLength: 80))
                 \(FormField.select(name: "kind", label: "Type", options: kinds, selected: form.values["kind"], error: form.errors["kind"], required: true, prompt: "Choose one…"))
                 \(FormField.text(name: "celebrant_name", label: "Who are you celebrating?", value: form.values["celebrant_name"], error: form.errors["celebrant_name"], required: true, maxLength: 60))
                 \(FormField.text(name: "date", label: "Date", value: form.values["date"], error: form.errors["date"], type: .date, required: true))
                 \(FormField.text(name: "host_name", label: "Your name here", value: form.values["host_name"], hint: "How the others will see you in this occasion.", error: form.errors["host_name"], required: true, maxLength: 60, autocomplete: "nickname"))
-                <div class="cluster">\(Button.primary("Create occasion"))\(Button.link("Cancel", href: "/", style: .secondary))</div>
+                <div class="cluster">\(Button.primary("Create occasion"))\(Button.link("Cancel", href: context.links[.home], style: .secondary))</div>
                 </form>
                 </section>
                 """)
@@ -53,7 +53,7 @@ public enum OccasionForms {
                 <form class="stack" method="post"\(attribute: "action", action) novalidate>
                 \(Layout.csrfField(context.csrfToken))
                 \(challengeFields(form: form))
-                <div class="cluster">\(Button.primary("Save challenge"))\(Button.link("Back to the host panel", href: OccasionPage.Tab.host.path(header.id), style: .secondary))</div>
+                <div class="cluster">\(Button.primary("Save challenge"))\(Button.link("Back to the host panel", href: header.paths.host, style: .secondary))</div>
                 </form>
                 \(OccasionPage.action(deleteAction, csrf: context.csrfToken, button: Button.danger("Delete challenge", small: true)))
                 </section>

@@ -16,8 +16,44 @@ public enum OccasionPage {
             }
         }
 
-        func path(_ occasionID: Int64) -> String {
-            self == .overview ? "/occasions/\(occasionID)" : "/occasions/\(occasionID)/\(rawValue)"
+    }
+
+    /// Where the occasion's own pages are; the header carries them so every
+    /// page of the occasion can link to the others.
+    public struct Paths: Sendable {
+        public var overview: String
+        public var challenges: String
+        public var classified: String
+        public var gift: String
+        public var dare: String
+        public var gifts: String
+        public var timeline: String
+        public var people: String
+        public var host: String
+        public init(
+            overview: String, challenges: String, classified: String, gift: String, dare: String, gifts: String, timeline: String,
+            people: String, host: String
+        ) {
+            self.overview = overview
+            self.challenges = challenges
+            self.classified = classified
+            self.gift = gift
+            self.dare = dare
+            self.gifts = gifts
+            self.timeline = timeline
+            self.people = people
+            self.host = host
+        }
+
+        func tab(_ tab: Tab) -> String {
+            switch tab {
+            case .overview: overview
+            case .challenges: challenges
+            case .gifts: gifts
+            case .timeline: timeline
+            case .people: people
+            case .host: host
+            }
         }
     }
 
@@ -35,11 +71,13 @@ public enum OccasionPage {
         public var balance: Int
         public var isOpen: Bool
         public var isHost: Bool
+        public var paths: Paths
 
         public init(
             id: Int64, name: String, kindLabel: String, celebrantLabel: String, celebrantName: String, date: String,
-            isoDate: String, roleLabel: String, balance: Int, isOpen: Bool, isHost: Bool
+            isoDate: String, roleLabel: String, balance: Int, isOpen: Bool, isHost: Bool, paths: Paths
         ) {
+            self.paths = paths
             self.isoDate = isoDate
             self.id = id
             self.name = name
@@ -62,21 +100,22 @@ public enum OccasionPage {
     ) -> HTML {
         let tabs = Tab.allCases.filter { $0 != .host || header.isHost }.map { item -> HTML in
             let current = item == tab
-            return "<li><a\(attribute: "href", item.path(header.id))\(attribute: "aria-current", current ? "page" : nil)\(attribute: "class", current ? "tabs__link tabs__link--current" : "tabs__link")>\(item.label)</a></li>"
+            return "<li><a\(attribute: "href", header.paths.tab(item))\(attribute: "aria-current", current ? "page" : nil)\(attribute: "class", current ? "tabs__link tabs__link--current" : "tabs__link")>\(item.label)</a></li>"
         }
         let closed: HTML =
             header.isOpen
             ? ""
             : "<p class=\"occasion-closed\" role=\"note\"><strong>Closed.</strong> The host has closed this occasion; it can be read but not played.</p>"
         let live: HTML =
-            livePath.map { "<div class=\"stack\" id=\"occasion-live\"\(attribute: "data-fragment", $0)>\n" } ?? "<div class=\"stack\">\n"
+            livePath.map { "<div class=\"stack\"\(attribute: "id", FragmentID.occasionLive.rawValue)\(attribute: "data-fragment", $0)>\n" }
+            ?? "<div class=\"stack\">\n"
         return Layout.page(
             title: "\(title) · \(header.name)", context: context,
             main: """
                 <div class="container stack occasion">
                 <header class="occasion-header">
                 <p class="occasion-header__kind">\(header.kindLabel) · <time\(attribute: "datetime", header.isoDate)>\(header.date)</time></p>
-                <h1><a class="occasion-header__name"\(attribute: "href", Tab.overview.path(header.id))>\(header.name)</a></h1>
+                <h1><a class="occasion-header__name"\(attribute: "href", header.paths.overview)>\(header.name)</a></h1>
                 <p class="muted">\(header.celebrantLabel): <strong>\(header.celebrantName)</strong> · You: \(header.roleLabel)</p>
                 </header>
                 <nav class="tabs" aria-label="\(header.name)"><ul class="tabs__list">\(tabs)</ul></nav>
@@ -98,4 +137,9 @@ public enum OccasionPage {
     static func action(_ path: String, csrf: String?, button: HTML, fields: HTML = "") -> HTML {
         "<form class=\"inline-form\" method=\"post\"\(attribute: "action", path)>\(Layout.csrfField(csrf))\(fields)\(button)</form>"
     }
+}
+
+extension FragmentID {
+    /// The live region of every occasion page.
+    public static let occasionLive = FragmentID("occasion-live")
 }

@@ -37,23 +37,22 @@ public enum OccasionScreens {
     }
 
     public static func overview(context: PageContext, header: OccasionPage.Header, model: Overview) -> HTML {
-        let id = header.id
         var cards: [HTML] = []
         if model.isHost && !model.celebrantJoined {
             cards.append("""
                 <aside class="card card--pink callout" role="note"><p><strong>\(header.celebrantName) hasn't joined yet.</strong>
-                Send them the celebrant link from the host panel.</p><p>\(Button.link("Open the host panel", href: "/occasions/\(id)/host", small: true))</p></aside>
+                Send them the celebrant link from the host panel.</p><p>\(Button.link("Open the host panel", href: header.paths.host, small: true))</p></aside>
                 """)
         }
         if model.isCelebrant {
             cards.append(Card.render(
                 title: "Challenges", accent: .purple,
                 body: "<p>\(model.challengesOpen) to do, \(model.challengesDone) done. Every one earns points.</p>",
-                footer: Button.link("Open the board", href: "/occasions/\(id)/challenges", small: true)))
+                footer: Button.link("Open the board", href: header.paths.challenges, small: true)))
             cards.append(Card.render(
                 title: "Gifts", accent: .gold,
                 body: "<p>\(model.giftsOnOffer) waiting, \(model.giftsUnlocked) unlocked.</p>",
-                footer: Button.link("See your gifts", href: "/occasions/\(id)/gifts", style: .gold, small: true)))
+                footer: Button.link("See your gifts", href: header.paths.gifts, style: .gold, small: true)))
         }
         if model.canContribute {
             let gift: String
@@ -67,7 +66,7 @@ public enum OccasionScreens {
             }
             cards.append(Card.render(
                 title: "Your gift", accent: .gold, body: "<p>\(gift)</p>",
-                footer: Button.link(model.giftStatus == .none ? "Write a gift" : "Open your gift", href: "/occasions/\(id)/gift", small: true)))
+                footer: Button.link(model.giftStatus == .none ? "Write a gift" : "Open your gift", href: header.paths.gift, small: true)))
             let dare: String
             switch model.dareStatus {
             case .none: dare = "Write one classified dare for \(header.celebrantName) to find."
@@ -77,21 +76,21 @@ public enum OccasionScreens {
             cards.append("""
                 <article class="card card--dossier-teaser">
                 <h2 class="card__title">Your secret dare</h2><p>\(dare)</p>
-                <footer class="card__footer">\(Button.link(model.dareStatus == .none ? "Write your dare" : "Open the file", href: "/occasions/\(id)/dare", style: .secondary, small: true))</footer>
+                <footer class="card__footer">\(Button.link(model.dareStatus == .none ? "Write your dare" : "Open the file", href: header.paths.dare, style: .secondary, small: true))</footer>
                 </article>
                 """)
         }
         let secret: HTML =
             model.isCelebrant
-            ? "<p class=\"secret-entry\"><a href=\"/occasions/\(id)/classified\" aria-label=\"Classified files: secret dares\">???</a></p>"
+            ? "<p class=\"secret-entry\"><a\(attribute: "href", header.paths.classified) aria-label=\"Classified files: secret dares\">???</a></p>"
             : ""
         return OccasionPage.render(
-            title: "Overview", context: context, header: header, tab: .overview, livePath: "/occasions/\(id)",
+            title: "Overview", context: context, header: header, tab: .overview, livePath: header.paths.overview,
             body: """
                 <div class="grid">
                 \(cards)
                 </div>
-                <p class="muted">\(model.memberCount) \(model.memberCount == 1 ? "person" : "people") in this occasion · <a href="/occasions/\(id)/timeline">the timeline</a></p>
+                <p class="muted">\(model.memberCount) \(model.memberCount == 1 ? "person" : "people") in this occasion · <a\(attribute: "href", header.paths.timeline)>the timeline</a></p>
                 \(secret)
                 """)
     }
@@ -143,10 +142,10 @@ public enum OccasionScreens {
             : ""
         let secret: HTML =
             showSecretEntry
-            ? "<p class=\"secret-entry\"><a href=\"/occasions/\(header.id)/classified\" aria-label=\"Classified files: secret dares\">???</a></p>"
+            ? "<p class=\"secret-entry\"><a\(attribute: "href", header.paths.classified) aria-label=\"Classified files: secret dares\">???</a></p>"
             : ""
         return OccasionPage.render(
-            title: "Challenges", context: context, header: header, tab: .challenges, livePath: "/occasions/\(header.id)/challenges",
+            title: "Challenges", context: context, header: header, tab: .challenges, livePath: header.paths.challenges,
             body: "\(empty)\(sections)\(secret)")
     }
 
@@ -290,7 +289,7 @@ public enum OccasionScreens {
             ? "<p class=\"dossier__meta\">No files yet.</p>"
             : "<ul class=\"challenge-list\">\(dares.map(challengeRow))</ul>"
         return OccasionPage.render(
-            title: "Classified", context: context, header: header, tab: nil, livePath: "/occasions/\(header.id)/classified",
+            title: "Classified", context: context, header: header, tab: nil, livePath: header.paths.classified,
             body: Dossier.render(title: "Classified files", stamp: "Top secret", body: "<p class=\"dossier__meta\">\(intro)</p>\(open)\(list)"))
     }
 
@@ -330,7 +329,7 @@ public enum OccasionScreens {
             body = "\(body)<p>\(Button.link("Your own gift", href: ownGiftURL, style: .secondary, small: true))</p>"
         }
         return OccasionPage.render(
-            title: "Gifts", context: context, header: header, tab: .gifts, livePath: "/occasions/\(header.id)/gifts", body: body)
+            title: "Gifts", context: context, header: header, tab: .gifts, livePath: header.paths.gifts, body: body)
     }
 
     /// One gift: the celebrant's card, or for its author and the host the
@@ -360,7 +359,7 @@ public enum OccasionScreens {
                 "<p class=\"keepsake-link\">\(Button.link("Download the keepsake (.zip)", href: $0, style: .secondary, small: true)) <span class=\"muted\">The whole occasion as a page that opens in any browser, offline.</span></p>"
             } ?? ""
         return OccasionPage.render(
-            title: "Timeline", context: context, header: header, tab: .timeline, livePath: "/occasions/\(header.id)/timeline",
+            title: "Timeline", context: context, header: header, tab: .timeline, livePath: header.paths.timeline,
             body: "\(Timeline.render(view))\(keepsake)")
     }
 
@@ -397,7 +396,7 @@ public enum OccasionScreens {
 
     public static func people(context: PageContext, header: OccasionPage.Header, people: [Person]) -> HTML {
         OccasionPage.render(
-            title: "People", context: context, header: header, tab: .people, livePath: "/occasions/\(header.id)/people",
+            title: "People", context: context, header: header, tab: .people, livePath: header.paths.people,
             body: "<section class=\"stack\" aria-labelledby=\"people-heading\"><h2 id=\"people-heading\">Who's here</h2>\(roster(people, csrf: context.csrfToken))</section>")
     }
 
@@ -418,7 +417,7 @@ public enum OccasionScreens {
         }
     }
 
-    public static func dashboardSection(_ items: [ListItem]) -> HTML {
+    public static func dashboardSection(_ items: [ListItem], newOccasion: String) -> HTML {
         let active = items.filter(\.isOpen)
         let past = items.filter { !$0.isOpen }
         func list(_ items: [ListItem]) -> HTML {
@@ -431,11 +430,11 @@ public enum OccasionScreens {
             items.isEmpty
             ? EmptyState.render(
                 title: "No occasions yet", message: "Celebrations you host or join will appear here.",
-                action: Button.link("Create an occasion", href: "/occasions/new", small: true), headingLevel: 3)
+                action: Button.link("Create an occasion", href: newOccasion, small: true), headingLevel: 3)
             : """
             \(active.isEmpty ? "" : list(active))
             \(past.isEmpty ? "" : "<h3>Past</h3>\(list(past))" as HTML)
-            <p>\(Button.link("Create an occasion", href: "/occasions/new", style: .secondary, small: true))</p>
+            <p>\(Button.link("Create an occasion", href: newOccasion, style: .secondary, small: true))</p>
             """
         return "<section class=\"stack\" aria-labelledby=\"occasions-heading\"><h2 id=\"occasions-heading\">Occasions</h2>\(body)</section>"
     }

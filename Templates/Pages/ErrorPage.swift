@@ -9,7 +9,7 @@ public enum ErrorPage {
                 <p class="error-page__code">\(status)</p>
                 <h1>\(title)</h1>
                 <p>\(message)</p>
-                <p><a class="button" href="/">Back to Kith</a></p>
+                <p><a class="button"\(attribute: "href", context.links[.home])>Back to Kith</a></p>
                 </section>
                 """)
     }

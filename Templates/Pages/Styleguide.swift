@@ -32,9 +32,9 @@ public enum Styleguide {
     /// server has seen, and a button that pings every open styleguide.
     public static func liveDemo(count: Int, fragmentURL: String, pingAction: String, csrfToken: String) -> HTML {
         """
-        <section id="styleguide-pings" class="card"\(attribute: "data-fragment", fragmentURL) aria-live="polite">
+        <section\(attribute: "id", FragmentID.styleguidePings.rawValue) class="card"\(attribute: "data-fragment", fragmentURL) aria-live="polite">
         <p>Pings seen live: <strong>\(count)</strong></p>
-        <form method="post"\(attribute: "action", pingAction) data-enhance data-target="styleguide-pings">
+        <form method="post"\(attribute: "action", pingAction) data-enhance\(attribute: "data-target", FragmentID.styleguidePings.rawValue)>
         \(Layout.csrfField(csrfToken))
         <button class="button" type="submit">Ping every open styleguide</button>
         </form>
@@ -401,4 +401,9 @@ public enum Styleguide {
             </div>
             """
     }
+}
+
+extension FragmentID {
+    /// The styleguide's live demonstration.
+    public static let styleguidePings = FragmentID("styleguide-pings")
 }

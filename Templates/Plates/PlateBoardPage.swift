@@ -53,20 +53,20 @@ public enum PlateBoardPage {
         public var boardFragment: String
         public var feedFragment: String
         public var spotList: String
-        /// `/games/7/states/`: a state's code completes its confirm page link.
-        public var statePrefix: String
+        /// Each playable state's confirm page, by postal code.
+        public var states: [String: String]
         public var spot: String
         public var mode: String
         public var players: String
         public init(
-            board: String, boardFragment: String, feedFragment: String, spotList: String, statePrefix: String, spot: String, mode: String,
+            board: String, boardFragment: String, feedFragment: String, spotList: String, states: [String: String], spot: String, mode: String,
             players: String
         ) {
             self.board = board
             self.boardFragment = boardFragment
             self.feedFragment = feedFragment
             self.spotList = spotList
-            self.statePrefix = statePrefix
+            self.states = states
             self.spot = spot
             self.mode = mode
             self.players = players
@@ -144,7 +144,7 @@ public enum PlateBoardPage {
                 </div>
                 </header>
                 \(board(model: model, csrfToken: context.csrfToken))
-                <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance data-target="plate-board" hidden>
+                <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance\(attribute: "data-target", FragmentID.plateBoard.rawValue) hidden>
                 \(Layout.csrfField(context.csrfToken))<input type="hidden" name="state" value="">
                 <input type="hidden" name="from" value="board">
                 </form>
@@ -157,15 +157,15 @@ public enum PlateBoardPage {
     /// The live part that changes with every spot: progress, the
     /// celebration, the map(s) and the leaderboard.
     public static func board(model: Model, csrfToken: String?) -> HTML {
-        let statePrefix = model.paths.statePrefix
+        let states = model.paths.states
         let map = USMap.render(
             statuses: model.statuses,
             options: USMap.Options(
                 label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
-                playable: model.playable, link: { statePrefix + $0 }))
+                playable: model.playable, link: { states[$0] ?? "" }))
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
-            <div id="plate-board" class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
+            <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
             <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
@@ -264,10 +264,21 @@ public enum PlateBoardPage {
             ? "<p class=\"muted\">No plates yet. The first one is always the best.</p>"
             : "<ul class=\"plate-feed__list\">\n\(items.joined(separator: "\n"))\n</ul>"
         return """
-            <section id="plate-feed" class="plate-feed stack"\(attribute: "data-fragment", model.paths.feedFragment)\(attribute: "data-time-zone", model.timeZone) aria-labelledby="plate-feed-title">
+            <section\(attribute: "id", FragmentID.plateFeed.rawValue) class="plate-feed stack"\(attribute: "data-fragment", model.paths.feedFragment)\(attribute: "data-time-zone", model.timeZone) aria-labelledby="plate-feed-title">
             <h2 class="plate-section-title" id="plate-feed-title">Latest spots</h2>
             \(list)
             </section>
             """
     }
+}
+
+extension FragmentID {
+    /// A game's map, progress and leaderboard.
+    public static let plateBoard = FragmentID("plate-board")
+    /// A game's recent spots.
+    public static let plateFeed = FragmentID("plate-feed")
+    /// The spot-by-name list.
+    public static let plateList = FragmentID("plate-list")
+    /// The dashboard's list of games.
+    public static let plateGames = FragmentID("plate-games")
 }

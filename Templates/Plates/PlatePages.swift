@@ -89,7 +89,7 @@ public enum PlateSpotListPage {
                 """
         }
         return """
-            <form id="plate-list" class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance data-target="plate-list">
+            <form\(attribute: "id", FragmentID.plateList.rawValue) class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance\(attribute: "data-target", FragmentID.plateList.rawValue)>
             \(Layout.csrfField(csrfToken))<input type="hidden" name="from" value="list">
             <ul class="plate-list__items">
             \(buttons.joined(separator: "\n"))
@@ -221,7 +221,7 @@ public enum PlatePlayersPage {
             invite = """
                 <section class="stack" aria-labelledby="plate-invite-title">
                 <h2 id="plate-invite-title">Invite the family</h2>
-                <p>Read the code aloud: <strong class="plate-code mono">\(code)</strong> — they type it at <a href="/join">Join with a code</a>. Or share the link.</p>
+                <p>Read the code aloud: <strong class="plate-code mono">\(code)</strong> — they type it at <a\(attribute: "href", context.links[.join])>Join with a code</a>. Or share the link.</p>
                 \(InviteLinkCard.render(title: "Invite link for \(model.gameName)", link: link, qrCode: model.qrCode))
                 \(rotate)
                 </section>
@@ -341,7 +341,7 @@ public enum PlateDashboardSection {
                 """
         }
         return """
-            <section id="plate-games" class="card stack plate-games-section"\(attribute: "data-fragment", fragment) aria-labelledby="plate-games-title">
+            <section\(attribute: "id", FragmentID.plateGames.rawValue) class="card stack plate-games-section"\(attribute: "data-fragment", fragment) aria-labelledby="plate-games-title">
             <h2 class="card__title" id="plate-games-title">Plate games</h2>
             \(body)
             </section>

@@ -261,7 +261,7 @@ struct EmptyStateAndCardTests {
 
 @Suite("The styleguide")
 struct StyleguideTests {
-    static let page = Styleguide.render(context: PageContext(assetURL: { "/static/" + $0 })).string
+    static let page = Styleguide.render(context: PageContext(assetURL: { "/static/" + $0 }, links: SiteLinks { "/sample/\($0)" })).string
 
     /// Every value of `attribute="…"` in the page.
     static func values(of attribute: String) -> [String] {

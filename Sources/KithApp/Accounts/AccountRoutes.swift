@@ -232,7 +232,7 @@ enum AccountRoutes {
         }
         context.setCookie(cookie)
         context.setCookie(app.sessions.deviceCookie(after: request, username: username.value))
-        return context.app.page(RecoveryCodesPage.render(context: pageContext(context, after: cookie), codes: codes, continueTo: "/"))
+        return context.app.page(RecoveryCodesPage.render(context: pageContext(context, after: cookie), codes: codes, continueTo: HomeRoutes.home.path()))
     }
 
     /// The frame for a page answering the post that signed someone in: the
@@ -254,6 +254,11 @@ enum AccountRoutes {
             !next.utf8.contains(where: { $0 < 0x20 })
         else { return nil }
         return next
+    }
+
+    /// The sign-in page, which comes back to `path` afterwards (`nextPath`).
+    static func signInReturning(to path: String) -> String {
+        signInForm.path() + "?next=" + PercentEncoding.encodeQueryComponent(path)
     }
 }
 

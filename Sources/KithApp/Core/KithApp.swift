@@ -114,7 +114,7 @@ public final class KithApp: HTTPResponder {
     public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
         let assets = self.assets
         let live = topics.isEmpty ? LiveSubscription() : LiveSubscription(topics: topics, cursor: self.live.cursor)
-        return PageContext(assetURL: { assets.url($0) }, flash: flash, live: live)
+        return PageContext(assetURL: { assets.url($0) }, links: .routes, flash: flash, live: live)
     }
 
     public func page(_ html: HTML, status: HTTPStatus = .ok) -> Response {

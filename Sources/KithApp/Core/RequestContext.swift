@@ -61,7 +61,7 @@ public struct RequestContext: Sendable {
         if let user { return user }
         var headers = HTTPHeaders()
         let back = request.method == .get ? request.head.target : "/"
-        headers.add("Location", AccountRoutes.signIn.path() + "?next=" + PercentEncoding.encodeQueryComponent(back))
+        headers.add("Location", AccountRoutes.signInReturning(to: back))
         throw HTTPError(.seeOther, "Please sign in first.", headers: headers)
     }
 

@@ -1,6 +1,7 @@
 import CKithShim
 import Glibc
 import KithHTTP
+import KithTemplates
 import Synchronization
 
 /// Where live events go out. A `ResponseStream` in the server; a recording
@@ -124,6 +125,10 @@ public final class LiveHub: Sendable {
 
     /// Tells every stream on `topic` that these fragments changed. Call it
     /// after the change is committed (`tx.afterCommit`).
+    public func publish(topic: String, fragments: [FragmentID]) {
+        publish(topic: topic, fragments: fragments.map(\.rawValue))
+    }
+
     public func publish(topic: String, fragments: [String]) {
         let data = "{\"topic\":\(Self.jsonString(topic)),\"fragments\":[\(fragments.map(Self.jsonString).joined(separator: ","))]}"
         state.withLock { state in

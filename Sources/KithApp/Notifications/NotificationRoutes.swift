@@ -27,7 +27,7 @@ enum NotificationRoutes {
             // swap in, and a 404 tells the script to drop the element.
             guard let user = context.user else { throw HTTPError.notFound() }
             let unread = try context.app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }
-            return context.app.page(InboxPage.count(unread))
+            return context.app.page(InboxPage.count(unread, links: .routes))
         }
         Endpoint(list) { context in
             guard let user = context.user else { throw HTTPError.notFound() }

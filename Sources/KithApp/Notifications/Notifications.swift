@@ -1,5 +1,6 @@
 import KithHTTP
 import KithStorage
+import KithTemplates
 import Synchronization
 
 /// The inbox and the digest engine that feeds it.
@@ -250,7 +251,7 @@ public final class Notifications: Sendable {
 
     /// The live topic of one person's inbox.
     public static func topic(for userID: Int64) -> String { LiveTopics.name("inbox", userID) }
-    static let inboxFragments = ["inbox-count", "inbox-list"]
+    static let inboxFragments: [FragmentID] = [.inboxCount, .inboxList]
 
     // MARK: The sweeper thread
 

@@ -138,7 +138,11 @@ enum HostRoutes {
                 people: OccasionPages.persons(members, scope: scope, app: app, zone: zone),
                 successors: members.filter { $0.role == .contributor }.map { (String($0.userID), $0.displayName) },
                 finaleOpen: scope.occasion.finaleAt != nil, isOpen: scope.occasion.isOpen,
-                challengeForm: forms.challenge, pointsForm: forms.points, boundsForm: forms.bounds)
+                challengeForm: forms.challenge, pointsForm: forms.points, boundsForm: forms.bounds,
+                paths: HostPanel.Paths(
+                    addChallenge: addChallenge.path(scope.id), dareBounds: dareBounds.path(scope.id), adjust: adjust.path(scope.id),
+                    handOver: handOver.path(scope.id), finale: finale.path(scope.id), close: close.path(scope.id),
+                    reopen: reopen.path(scope.id)))
         }
         return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
     }

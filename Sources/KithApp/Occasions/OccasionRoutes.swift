@@ -35,7 +35,7 @@ enum OccasionRoutes {
     /// The one live topic of an occasion; every page of it follows it.
     static func topic(_ id: Int64) -> String { LiveTopics.name("occasion", id) }
     /// The element every occasion page wraps its live content in.
-    static let liveFragment = "occasion-live"
+    static let liveFragment = FragmentID.occasionLive
 
     static let contributorInvite = "occasion"
     static let celebrantInvite = "celebrant"
@@ -77,7 +77,7 @@ enum OccasionRoutes {
 
     static func newOccasionPage(_ context: RequestContext, _ form: FormState, status: HTTPStatus = .ok) -> Response {
         let kinds = OccasionKind.allCases.map { (value: $0.rawValue, label: $0.label) }
-        return context.app.page(OccasionForms.newOccasion(context: context.pageContext(), form: form, kinds: kinds), status: status)
+        return context.app.page(OccasionForms.newOccasion(context: context.pageContext(), form: form, kinds: kinds, action: create.path()), status: status)
     }
 
     static func createOccasion(_ context: inout RequestContext) throws -> Response {
@@ -148,7 +148,15 @@ enum OccasionRoutes {
             id: occasion.id, name: occasion.name, kindLabel: occasion.kind.label, celebrantLabel: occasion.kind.celebrantLabel,
             celebrantName: occasion.celebrantName, date: LocalTime.longDate(occasion.date), isoDate: occasion.date,
             roleLabel: scope.role == .celebrant ? occasion.kind.celebrantLabel : scope.role.label, balance: occasion.balance,
-            isOpen: occasion.isOpen, isHost: scope.role.canManage)
+            isOpen: occasion.isOpen, isHost: scope.role.canManage, paths: paths(occasion.id))
+    }
+
+    /// The occasion's pages, for its header and tabs.
+    static func paths(_ id: Int64) -> OccasionPage.Paths {
+        OccasionPage.Paths(
+            overview: overview.path(id), challenges: board.path(id), classified: classified.path(id), gift: gift.path(id),
+            dare: dare.path(id), gifts: gifts.path(id), timeline: timeline.path(id), people: people.path(id),
+            host: HostRoutes.panel.path(id))
     }
 
     /// The page frame for an occasion page: its live topic (taken before the

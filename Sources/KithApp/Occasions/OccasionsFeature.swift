@@ -32,7 +32,7 @@ enum OccasionsFeature {
                     name: item.name, url: OccasionRoutes.overview.path(item.id),
                     detail: "\(item.kind.label) · \(LocalTime.longDate(item.date)) · for \(item.celebrantName)",
                     roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
-            })
+            }, newOccasion: OccasionRoutes.newOccasion.path())
         }
         feature.notifications = OccasionNews.kinds
         // The hook keeps what it needs, not the app: the app holds the hook.

@@ -195,8 +195,9 @@ enum PlateRoutes {
             timeZone: context.user?.timeZone ?? TimeZones.serverDefault,
             paths: PlateBoardPage.Paths(
                 board: show.path(game.id), boardFragment: boardFragment.path(game.id), feedFragment: feedFragment.path(game.id),
-                spotList: spotList.path(game.id), statePrefix: show.path(game.id) + "/states/", spot: spot.path(game.id), mode: mode.path(game.id),
-                players: players.path(game.id)))
+                spotList: spotList.path(game.id),
+                states: Dictionary(uniqueKeysWithValues: data.regions.map { ($0.code, state.path(game.id, $0.code)) }),
+                spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
     }
 
     static func listItems(_ context: RequestContext, _ game: PlateGameScope) throws -> [PlateListItem] {
@@ -417,7 +418,7 @@ enum PlateRoutes {
     /// After a commit: the game's open boards and feeds refetch, and so do
     /// the dashboards of everyone in it.
     static func publish(_ app: KithApp, gameID: Int64, members: [Int64]) {
-        app.live.publish(topic: topic(gameID), fragments: ["plate-board", "plate-feed", "plate-list"])
-        for member in members { app.live.publish(topic: listTopic(member), fragments: ["plate-games"]) }
+        app.live.publish(topic: topic(gameID), fragments: [FragmentID.plateBoard, .plateFeed, .plateList])
+        for member in members { app.live.publish(topic: listTopic(member), fragments: [FragmentID.plateGames]) }
     }
 }

@@ -23,7 +23,7 @@ enum DevelopmentRoutes {
         }
         Endpoint(ping) { context in
             count.add(1, ordering: .relaxed)
-            context.app.live.publish(topic: topic, fragments: ["styleguide-pings"])
+            context.app.live.publish(topic: topic, fragments: [FragmentID.styleguidePings])
             return .redirect(to: styleguide.path())
         }
     }
