@@ -38,9 +38,10 @@ public enum TallyPages {
         public var version: Int64
         public init(
             id: Int64, name: String, count: Int64, style: Numerals.Style, owner: Person, isOwner: Bool, canChangeCount: Bool,
-            flashBy: Person?, seenURL: String, fireworks: Bool, createdAt: Int64, updatedAt: Int64, version: Int64
+            flashBy: Person?, seenURL: String, fireworks: Bool, createdAt: Int64, updatedAt: Int64, version: Int64, paths: Paths
         ) {
             self.seenURL = seenURL
+            self.paths = paths
             self.id = id
             self.name = name
             self.count = count
@@ -55,10 +56,43 @@ public enum TallyPages {
             self.version = version
         }
 
-        var path: String { "/tallies/\(id)" }
+        public var paths: Paths
         /// What a screen reader says for the count control: "Coffee, 12, increment".
         var spokenName: String {
             "\(name), \(Numerals.arabic(count)), \(canChangeCount ? "increment" : "view only")"
+        }
+    }
+
+    /// Where one tally's pages and forms are, built by the app from its routes.
+    public struct Paths: Sendable {
+        public var show, row, face, people: String
+        public var increment, setCount, reset, rename, schedule, fireworks, sharing, mute, delete, leave: String
+        public init(
+            show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
+            rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
+        ) {
+            (self.show, self.row, self.face, self.people) = (show, row, face, people)
+            (self.increment, self.setCount, self.reset, self.rename, self.schedule) = (increment, setCount, reset, rename, schedule)
+            (self.fireworks, self.sharing, self.mute, self.delete, self.leave) = (fireworks, sharing, mute, delete, leave)
+        }
+    }
+
+    /// Where the list, the new-tally form and friends are.
+    public struct Links: Sendable {
+        public var home, list, sort, new, create, friends, addFriend: String
+        public init(home: String, list: String, sort: String, new: String, create: String, friends: String, addFriend: String) {
+            (self.home, self.list, self.sort, self.new) = (home, list, sort, new)
+            (self.create, self.friends, self.addFriend) = (create, friends, addFriend)
+        }
+    }
+
+    /// A friend on the friends page, with where removing them posts.
+    public struct Friend: Sendable {
+        public var person: Person
+        public var removeURL: String
+        public init(person: Person, removeURL: String) {
+            self.person = person
+            self.removeURL = removeURL
         }
     }
 
@@ -69,29 +103,29 @@ public enum TallyPages {
     // MARK: The list
 
     /// The dashboard's tallies section: heading, create link, the list.
-    public static func section(items: [Item], sort: Sort, csrfToken: String?) -> HTML {
+    public static func section(items: [Item], sort: Sort, links: Links, csrfToken: String?) -> HTML {
         """
         <section class="dashboard-section tallies-section stack" aria-labelledby="tallies-heading">
         <div class="cluster cluster--between">
         <h2 id="tallies-heading">Tallies</h2>
-        <div class="cluster">\(Button.link("Friends", href: "/friends", style: .secondary, small: true))\(Button.link("New tally", href: "/tallies/new", small: true))</div>
+        <div class="cluster">\(Button.link("Friends", href: links.friends, style: .secondary, small: true))\(Button.link("New tally", href: links.new, small: true))</div>
         </div>
-        \(list(items: items, sort: sort, csrfToken: csrfToken))
+        \(list(items: items, sort: sort, links: links, csrfToken: csrfToken))
         </section>
         """
     }
 
     /// The list with its sort switch; a fragment refetched when a tally
     /// joins or leaves it.
-    public static func list(items: [Item], sort: Sort, csrfToken: String?) -> HTML {
+    public static func list(items: [Item], sort: Sort, links: Links, csrfToken: String?) -> HTML {
         let body: HTML
         if items.isEmpty {
             body = EmptyState.render(
                 title: "No tallies yet", message: "Count anything — coffees, push-ups, times the cat sat on the keyboard — alone or with friends.",
-                action: Button.link("Start a tally", href: "/tallies/new"), headingLevel: 3)
+                action: Button.link("Start a tally", href: links.new), headingLevel: 3)
         } else {
             body = """
-                <form class="tally-sort cluster" method="post" action="/tallies/sort">
+                <form class="tally-sort cluster" method="post"\(attribute: "action", links.sort)>
                 \(Layout.csrfField(csrfToken))
                 <span class="muted text-sm" id="tally-sort-label">Sort by</span>
                 <div class="cluster tally-sort__options" role="group" aria-labelledby="tally-sort-label">
@@ -99,12 +133,12 @@ public enum TallyPages {
                 </div>
                 </form>
                 <ul class="tally-list"\(attribute: "data-sort", sort.rawValue) aria-label="Your tallies">
-                \(items.map { row($0, csrfToken: csrfToken) })
+                \(items.map { row($0, returnTo: links.home, csrfToken: csrfToken) })
                 </ul>
                 """
         }
         return """
-            <div class="tally-list-wrap stack" id="tally-list" data-fragment="/tallies/list">
+            <div class="tally-list-wrap stack"\(attribute: "id", FragmentID.tallyList.rawValue)\(attribute: "data-fragment", links.list)>
             \(body)
             </div>
             """
@@ -120,19 +154,20 @@ public enum TallyPages {
     /// One row: owner's face, name (opens the tally), a lock when view-only,
     /// the avatar of whoever changed it since you looked, and the count,
     /// which is the increment button.
-    public static func row(_ item: Item, csrfToken: String?) -> HTML {
+    /// `returnTo` is where the count's form lands without the page script.
+    public static func row(_ item: Item, returnTo: String, csrfToken: String?) -> HTML {
         let lock: HTML = item.canChangeCount ? "" : "<span class=\"tally-row__lock\">\(lockIcon)<span class=\"visually-hidden\">View only</span></span>"
         return """
-            <li class="tally-row" id="tally-\(item.id)" data-fragment="/tallies/\(item.id)/row" data-tally="\(item.id)" \
+            <li class="tally-row"\(attribute: "id", FragmentID.tallyRow(item.id).rawValue)\(attribute: "data-fragment", item.paths.row) data-tally="\(item.id)" \
             data-created="\(item.createdAt)" data-updated="\(item.updatedAt)" data-version="\(item.version)"\
             \(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL })>
             \(avatar(item.owner, label: item.isOwner ? "You own this" : "Owned by \(item.owner.name)", size: 36))
             <div class="tally-row__main">
-            <a class="tally-row__name"\(attribute: "href", item.path)>\(item.name)</a>
+            <a class="tally-row__name"\(attribute: "href", item.paths.show)>\(item.name)</a>
             \(flash(item.flashBy))
             </div>
             \(lock)
-            \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: "/", classes: "tally-row__count"))
+            \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: returnTo, classes: "tally-row__count"))
             </li>
             """
     }
@@ -154,7 +189,7 @@ public enum TallyPages {
                 """
         }
         return """
-            <form class="tally-count-form" method="post"\(attribute: "action", "\(item.path)/increment") data-increment\(attribute: "data-style", item.style.rawValue)>
+            <form class="tally-count-form" method="post"\(attribute: "action", item.paths.increment) data-increment\(attribute: "data-style", item.style.rawValue)>
             \(Layout.csrfField(csrfToken))<input type="hidden" name="fragment"\(attribute: "value", fragment)><input type="hidden" name="return"\(attribute: "value", returnTo)>
             <button class="\(classes) tally-count" type="submit"\(attribute: "aria-label", item.spokenName) data-count="\(item.count)">\(numeral)</button>
             </form>
@@ -199,10 +234,12 @@ public enum TallyPages {
         public var muted: Bool
         /// The rename and set-count forms, shown again with their errors.
         public var form: FormState
+        public var links: Links
         public init(
             item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
-            updated: String, people: [Share], friends: [Share], muted: Bool, form: FormState = FormState()
+            updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState()
         ) {
+            self.links = links
             self.item = item
             self.canManage = canManage
             self.schedule = schedule
@@ -221,10 +258,10 @@ public enum TallyPages {
         let item = model.item
         let lock: HTML = item.canChangeCount ? "" : "<p class=\"tally-face__lock\">\(lockIcon) View only</p>"
         return """
-            <section class="tally-face stack" id="tally-\(item.id)-face" data-fragment="/tallies/\(item.id)/face" data-tally="\(item.id)" \
+            <section class="tally-face stack"\(attribute: "id", FragmentID.tallyFace(item.id).rawValue)\(attribute: "data-fragment", item.paths.face) data-tally="\(item.id)" \
             data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL }) aria-labelledby="tally-title">
             <h1 class="tally-face__name" id="tally-title">\(item.name)</h1>
-            \(countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.path, classes: "tally-face__count"))
+            \(countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.paths.show, classes: "tally-face__count"))
             \(lock)
             <p class="tally-face__updated muted">\(flash(item.flashBy)) \(model.updated)</p>
             </section>
@@ -237,7 +274,7 @@ public enum TallyPages {
         var sections: [HTML] = []
         if model.canManage {
             sections.append(card(title: "Name", """
-                <form class="stack" method="post"\(attribute: "action", "\(item.path)/rename")>
+                <form class="stack" method="post"\(attribute: "action", item.paths.rename)>
                 \(Layout.csrfField(csrf))
                 \(FormField.text(name: "name", label: "Name", value: model.form.values["name"] ?? item.name, error: model.form.errors["name"], required: true, maxLength: 60))
                 <div>\(Button.secondary("Rename", small: true))</div>
@@ -246,12 +283,12 @@ public enum TallyPages {
         }
         if item.canChangeCount {
             sections.append(card(title: "Count", """
-                <form class="stack" method="post"\(attribute: "action", "\(item.path)/count")>
+                <form class="stack" method="post"\(attribute: "action", item.paths.setCount)>
                 \(Layout.csrfField(csrf))
                 \(FormField.number(name: "count", label: "Set the count to", value: model.form.values["count"] ?? String(item.count), error: model.form.errors["count"], required: true, min: 0, max: 999_999_999))
                 <div>\(Button.secondary("Set count", small: true))</div>
                 </form>
-                <form method="post"\(attribute: "action", "\(item.path)/reset")>
+                <form method="post"\(attribute: "action", item.paths.reset)>
                 \(Layout.csrfField(csrf))\(Button.secondary("Reset to 0 now", small: true))
                 </form>
                 """))
@@ -260,16 +297,16 @@ public enum TallyPages {
         sections.append(card(title: "Colour", colour(item)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
         sections.append(card(title: "Notifications", toggle(
-            action: "\(item.path)/mute", field: "muted", isOn: model.muted, csrf: csrf,
+            action: item.paths.mute, field: "muted", isOn: model.muted, csrf: csrf,
             note: model.muted ? "You won't hear about friends' changes to this tally." : "Your inbox tells you when friends change this tally.",
             button: model.muted ? "Unmute" : "Mute")))
         if model.canManage {
             sections.append(card(title: "Fireworks", toggle(
-                action: "\(item.path)/fireworks", field: "fireworks", isOn: item.fireworks, csrf: csrf,
+                action: item.paths.fireworks, field: "fireworks", isOn: item.fireworks, csrf: csrf,
                 note: item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.",
                 button: item.fireworks ? "Turn fireworks off" : "Turn fireworks on")))
             sections.append(card(title: "Delete", """
-                <form class="stack" method="post"\(attribute: "action", "\(item.path)/delete")>
+                <form class="stack" method="post"\(attribute: "action", item.paths.delete)>
                 \(Layout.csrfField(csrf))
                 <p class="muted">Deleting removes this tally for everyone it is shared with.</p>
                 <div>\(Button.danger("Delete tally", small: true))</div>
@@ -277,7 +314,7 @@ public enum TallyPages {
                 """))
         } else {
             sections.append(card(title: "Leave", """
-                <form class="stack" method="post"\(attribute: "action", "\(item.path)/leave")>
+                <form class="stack" method="post"\(attribute: "action", item.paths.leave)>
                 \(Layout.csrfField(csrf))
                 <p class="muted">\(item.owner.name) keeps the tally; it leaves your list.</p>
                 <div>\(Button.danger("Leave tally", small: true))</div>
@@ -288,7 +325,7 @@ public enum TallyPages {
             title: item.name, context: context,
             main: """
                 <div class="container stack tally-full" data-tally-page="\(item.id)">
-                <p><a href="/">← All tallies</a></p>
+                <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(model.form.summary(order: ["name", "count", "schedule", "share"]))
                 \(face(model, csrfToken: csrf))
                 <div class="grid tally-settings">
@@ -325,7 +362,7 @@ public enum TallyPages {
             return "<p>\(current)</p>\n\(next)"
         }
         return """
-            <form class="stack" method="post"\(attribute: "action", "\(model.item.path)/schedule")>
+            <form class="stack" method="post"\(attribute: "action", model.item.paths.schedule)>
             \(Layout.csrfField(csrf))
             \(FormField.select(name: "schedule", label: "Reset to 0", options: model.schedules, selected: model.schedule, hint: "At midnight where you are.", error: model.form.errors["schedule"]))
             \(next)
@@ -363,7 +400,7 @@ public enum TallyPages {
                 "<tr><th scope=\"row\" class=\"tally-person\">\(avatar(share.person, label: "", size: 28)) \(share.person.name)</th><td>\(label(share.permission))</td></tr>"
             }
             return """
-                <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
+                <div\(attribute: "id", FragmentID.tallyPeople(item.id).rawValue)\(attribute: "data-fragment", item.paths.people)>
                 <table class="tally-people"><thead><tr><th scope="col">Person</th><th scope="col">Can</th></tr></thead>
                 <tbody>\(ownerRow)\(rows)</tbody></table>
                 </div>
@@ -371,16 +408,16 @@ public enum TallyPages {
         }
         guard !model.friends.isEmpty else {
             return """
-                <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
+                <div\(attribute: "id", FragmentID.tallyPeople(item.id).rawValue)\(attribute: "data-fragment", item.paths.people)>
                 <p class="muted">Add friends to share this tally with them.</p>
-                <p>\(Button.link("Add friends", href: "/friends", style: .secondary, small: true))</p>
+                <p>\(Button.link("Add friends", href: model.links.friends, style: .secondary, small: true))</p>
                 </div>
                 """
         }
         let rows = model.friends.map { shareRow($0, selected: $0.permission) }
         return """
-            <div id="tally-\(item.id)-people" data-fragment="/tallies/\(item.id)/people">
-            <form class="stack" method="post"\(attribute: "action", "\(item.path)/sharing")>
+            <div\(attribute: "id", FragmentID.tallyPeople(item.id).rawValue)\(attribute: "data-fragment", item.paths.people)>
+            <form class="stack" method="post"\(attribute: "action", item.paths.sharing)>
             \(Layout.csrfField(csrf))
             <table class="tally-people"><thead><tr><th scope="col">Friend</th><th scope="col">Can</th></tr></thead>
             <tbody>\(rows)</tbody></table>
@@ -413,12 +450,12 @@ public enum TallyPages {
     // MARK: Creating
 
     public static func new(
-        context: PageContext, form: FormState, friends: [Share], schedules: [(value: String, label: String)]
+        context: PageContext, form: FormState, friends: [Share], schedules: [(value: String, label: String)], links: Links
     ) -> HTML {
         let friendRows = friends.map { shareRow($0, selected: form.values["share-\($0.person.id)"] ?? "none") }
         let sharing: HTML =
             friends.isEmpty
-            ? "<p class=\"muted\">No friends yet. <a href=\"/friends\">Add friends</a> to share tallies with them.</p>"
+            ? "<p class=\"muted\">No friends yet. <a\(attribute: "href", links.friends)>Add friends</a> to share tallies with them.</p>"
             : """
                 <fieldset class="field"><legend class="field__label">Share with friends</legend>
                 \(form.errors["share"].map { "<p class=\"field__error\"><span class=\"visually-hidden\">Error: </span>\($0)</p>" as HTML })
@@ -432,7 +469,7 @@ public enum TallyPages {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>New tally</h1><p>What are you counting?</p></header>
                 \(form.summary(order: ["name", "count", "schedule", "share"]))
-                <form class="card stack" method="post" action="/tallies">
+                <form class="card stack" method="post"\(attribute: "action", links.create)>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "name", label: "Name", value: form.values["name"], hint: "Up to 60 characters, e.g. Coffees.", error: form.errors["name"], required: true, maxLength: 60))
                 \(FormField.number(name: "count", label: "Starting count", value: form.values["count"] ?? "0", error: form.errors["count"], min: 0, max: 999_999_999))
@@ -447,17 +484,18 @@ public enum TallyPages {
 
     // MARK: Friends
 
-    public static func friends(context: PageContext, friends: [Person], form: FormState) -> HTML {
+    public static func friends(context: PageContext, friends: [Friend], form: FormState, links: Links) -> HTML {
         let list: HTML =
             friends.isEmpty
             ? EmptyState.render(title: "No friends yet", message: "Add someone by their username: you become friends both ways at once.")
             : """
                 <ul class="friend-list stack" aria-label="Your friends">
-                \(friends.map { friend -> HTML in
-                    """
+                \(friends.map { entry -> HTML in
+                    let friend = entry.person
+                    return """
                     <li class="friend card cluster cluster--between">
                     <span class="cluster">\(avatar(friend, label: "", size: 40))<span><strong>\(friend.name)</strong>\(friend.username.map { " <span class=\"muted\">@\($0)</span>" as HTML })</span></span>
-                    <form method="post"\(attribute: "action", "/friends/\(friend.id)/remove")>
+                    <form method="post"\(attribute: "action", entry.removeURL)>
                     \(Layout.csrfField(context.csrfToken))
                     <button class="button button--secondary button--small" type="submit"\(attribute: "aria-label", "Remove \(friend.name)")>Remove</button>
                     </form>
@@ -472,7 +510,7 @@ public enum TallyPages {
                 <section class="container container--narrow stack">
                 <header class="page-header"><h1>Friends</h1><p>Friends can share tallies with each other. Removing a friend stops every tally shared between you.</p></header>
                 \(form.summary(order: ["username"]))
-                <form class="card stack" method="post" action="/friends">
+                <form class="card stack" method="post"\(attribute: "action", links.addFriend)>
                 \(Layout.csrfField(context.csrfToken))
                 \(FormField.text(name: "username", label: "Their username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "off"))
                 <div>\(Button.primary("Add friend"))</div>
@@ -481,4 +519,14 @@ public enum TallyPages {
                 </section>
                 """)
     }
+}
+
+extension FragmentID {
+    /// A person's whole list of tallies, refetched when one joins or leaves it.
+    public static let tallyList = FragmentID("tally-list")
+    /// One row of the list.
+    public static func tallyRow(_ id: Int64) -> FragmentID { FragmentID("tally-\(id)") }
+    /// The full-screen view's count, and its people table.
+    public static func tallyFace(_ id: Int64) -> FragmentID { FragmentID("tally-\(id)-face") }
+    public static func tallyPeople(_ id: Int64) -> FragmentID { FragmentID("tally-\(id)-people") }
 }

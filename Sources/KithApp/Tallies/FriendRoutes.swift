@@ -60,6 +60,9 @@ enum FriendRoutes {
         frame.stylesheets = TallyRoutes.stylesheets
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(
-            TallyPages.friends(context: frame, friends: friends.map { TallyRoutes.person($0, app: context.app) }, form: form), status: status)
+            TallyPages.friends(
+                context: frame,
+                friends: friends.map { TallyPages.Friend(person: TallyRoutes.person($0, app: context.app), removeURL: remove.path($0.id)) },
+                form: form, links: TallyRoutes.links), status: status)
     }
 }

@@ -32,7 +32,7 @@ enum TalliesFeature {
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts
         ) { user, context in
             let (items, sort) = try TallyRoutes.listItems(context, user: user)
-            return TallyPages.section(items: items, sort: sort, csrfToken: context.csrfToken)
+            return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken)
         }
         let scheduler = TallyResetScheduler(app: app)
         feature.tasks = [BackgroundTask("tally-resets", start: { scheduler.start() }, stop: { scheduler.stop() })]

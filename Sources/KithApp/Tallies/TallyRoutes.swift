@@ -32,6 +32,18 @@ enum TallyRoutes {
     static let delete = Route(.post, "/tallies/:tally/delete")
     static let leave = Route(.post, "/tallies/:tally/leave")
 
+    /// The list-level links every tally page may show.
+    static let links = TallyPages.Links(
+        home: HomeRoutes.home.path(), list: list.path(), sort: sort.path(), new: new.path(), create: create.path(),
+        friends: FriendRoutes.index.path(), addFriend: FriendRoutes.add.path())
+
+    static func paths(_ id: Int64) -> TallyPages.Paths {
+        TallyPages.Paths(
+            show: show.path(id), row: row.path(id), face: face.path(id), people: people.path(id), increment: increment.path(id),
+            setCount: setCount.path(id), reset: reset.path(id), rename: rename.path(id), schedule: schedule.path(id),
+            fireworks: fireworks.path(id), sharing: sharing.path(id), mute: mute.path(id), delete: delete.path(id), leave: leave.path(id))
+    }
+
     static let changeKind = "tally.change"
     static let stylesheets = ["css/tallies.css"]
     static let scripts = ["js/tallies.js"]
@@ -45,11 +57,11 @@ enum TallyRoutes {
             return try newPage(context, user: user, form: FormState())
         }
         Endpoint(create) { context in try createPost(context) }
-        Endpoint(index) { _ in .redirect(to: "/") }
+        Endpoint(index) { _ in .redirect(to: HomeRoutes.home.path()) }
         Endpoint(list) { context in
             guard let user = context.user else { throw HTTPError.notFound() }
             let (items, sort) = try listItems(context, user: user)
-            return context.app.page(TallyPages.list(items: items, sort: sort, csrfToken: context.csrfToken))
+            return context.app.page(TallyPages.list(items: items, sort: sort, links: links, csrfToken: context.csrfToken))
         }
         Endpoint(sort) { context in
             let user = try context.requireUser()
@@ -61,13 +73,13 @@ enum TallyRoutes {
                 try TallyStore.setSort(tx, userID: user.id, sort: sort)
                 tx.afterCommit { publishListChanged(app, users: [user.id]) }
             }
-            return .redirect(to: "/")
+            return .redirect(to: HomeRoutes.home.path())
         }
         Endpoint(seenChanges) { context in try seenPost(context) }
         Endpoint(show) { context in try fullPage(context) }
         Endpoint(row) { context in
             let (user, tally) = try seen(context)
-            return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), csrfToken: context.csrfToken))
+            return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), returnTo: links.home, csrfToken: context.csrfToken))
         }
         Endpoint(face) { context in
             let (user, tally) = try seen(context)
@@ -133,32 +145,32 @@ enum TallyRoutes {
             try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can delete this tally. You can leave it instead.") {
                 tx, tally, _ in try TallyStore.delete(tx, id: tally.id)
             }
-            return .redirect(to: "/")
+            return .redirect(to: HomeRoutes.home.path())
         }
         Endpoint(leave) { context in
             try audienceChange(context, allowed: \.canLeave, refusal: "You own this tally: delete it instead of leaving.") { tx, tally, user in
                 try TallyStore.leave(tx, id: tally.id, userID: user.id)
             }
-            return .redirect(to: "/")
+            return .redirect(to: HomeRoutes.home.path())
         }
     }
 
     // MARK: Live
 
     /// The full-screen view's fragments for one tally.
-    static func faceFragments(_ id: Int64) -> [String] { ["tally-\(id)-face", "tally-\(id)-people"] }
+    static func faceFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyPeople(id)] }
 
     /// Tells every page showing the tally that it changed: full-screen views
     /// on its own topic, and each person's list on theirs (so a list page
     /// follows one topic however many tallies it shows).
     static func publishChange(_ app: KithApp, tallyID: Int64, audience: [Int64]) {
         app.live.publish(topic: Tally.topic(tallyID), fragments: faceFragments(tallyID))
-        for user in Set(audience).sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: ["tally-\(tallyID)"]) }
+        for user in Set(audience).sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: [FragmentID.tallyRow(tallyID)]) }
     }
 
     /// A tally joined or left these people's lists: the whole list refreshes.
     static func publishListChanged(_ app: KithApp, users: Set<Int64>) {
-        for user in users.sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: ["tally-list"]) }
+        for user in users.sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: [FragmentID.tallyList]) }
     }
 
     // MARK: Changing a tally
@@ -233,13 +245,14 @@ enum TallyRoutes {
             let tally = try context.app.database.read({ try TallyStore.tally($0, id: tallyID, viewerID: user.id) })
         {
             switch form["fragment"] {
-            case "row": return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), csrfToken: context.csrfToken))
+            case "row": return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), returnTo: links.home, csrfToken: context.csrfToken))
             case "face":
                 return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
             default: break
             }
         }
-        return .redirect(to: form["return"] == "/" ? "/" : back)
+        let home = HomeRoutes.home.path()
+        return .redirect(to: form["return"] == home ? home : back)
     }
 
     static func setCountPost(_ context: RequestContext) throws -> Response {
@@ -366,7 +379,7 @@ enum TallyRoutes {
         page.stylesheets = stylesheets
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         let shares = friends.map { TallyPages.Share(person: person($0, app: context.app), permission: "none") }
-        return context.app.page(TallyPages.new(context: page, form: form, friends: shares, schedules: scheduleOptions), status: status)
+        return context.app.page(TallyPages.new(context: page, form: form, friends: shares, schedules: scheduleOptions, links: links), status: status)
     }
 
     static let scheduleOptions: [(value: String, label: String)] = TallyResetSchedule.allCases.map { ($0.rawValue, $0.label) }
@@ -444,7 +457,7 @@ enum TallyRoutes {
             updated: updated,
             people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
-            muted: muted)
+            muted: muted, links: links)
     }
 
     // MARK: Template models
@@ -454,7 +467,7 @@ enum TallyRoutes {
             id: tally.id, name: tally.name, count: tally.count, style: Numerals.Style(rawValue: user.numberStyle.rawValue) ?? .arabic,
             owner: person(tally.owner, app: app), isOwner: tally.role == .owner, canChangeCount: tally.role.canChangeCount,
             flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, seenURL: seenChanges.path(), fireworks: tally.fireworks,
-            createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version)
+            createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version, paths: paths(tally.id))
     }
 
     static func person(_ person: Tally.Person, app: KithApp) -> TallyPages.Person {
