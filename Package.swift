@@ -1,11 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Kith: one executable over four layers.
-//   KithHTTP     the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
-//   KithStorage  SQLite: connections, binding interpolation, migrations, backup
+// Kith: the `kith` executable (and `kith-bench`) over these modules.
+//   KithSync       the lock the engine and storage share
+//   KithHTTP       the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
+//   KithStorage    SQLite: connections, binding interpolation, migrations, backup
 //   KithTemplates  HTML values that escape by default (the Templates/ folder)
-//   KithApp      the product, sliced by feature; `makeApp(config)` builds it
+//   KithCrypto     tokens, digests, password hashing, Web Push, JSON strings
+//   KithMedia      media files as bytes: kinds, location stripping, zip archives
+//   KithApp        the product, sliced by feature; `makeApp(config)` builds it
 // C libraries come from Debian -dev packages as system-library targets.
 let package = Package(
     name: "Kith",
