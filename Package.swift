@@ -52,15 +52,16 @@ let package = Package(
             path: "Sources/kith-bench"
         ),
 
-        // Raw-socket client, temporary directories: shared by the test targets.
+        // What the test targets share: a raw-socket client, a browser driver, media
+        // fixtures, temporary directories, threads, programs and the tools they need.
         .target(name: "KithTestSupport", dependencies: ["KithHTTP", "KithMedia"], path: "Tests/KithTestSupport"),
         .testTarget(
             name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
-        .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
-        .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
+        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage", "KithTestSupport"], path: "Tests/KithStorageTests"),
+        .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates", "KithTestSupport"], path: "Tests/KithTemplatesTests"),
+        .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2", "KithTestSupport"], path: "Tests/KithCryptoTests"),
         .testTarget(name: "KithMediaTests", dependencies: ["KithMedia", "KithTestSupport"], path: "Tests/KithMediaTests"),
         .testTarget(
             name: "KithAppTests",
