@@ -1,11 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Kith: one executable over four layers.
-//   KithHTTP     the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
-//   KithStorage  SQLite: connections, binding interpolation, migrations, backup
+// Kith: the `kith` executable (and `kith-bench`) over these modules.
+//   KithSync       the lock the engine and storage share
+//   KithHTTP       the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
+//   KithStorage    SQLite: connections, binding interpolation, migrations, backup
 //   KithTemplates  HTML values that escape by default (the Templates/ folder)
-//   KithApp      the product, sliced by feature; `makeApp(config)` builds it
+//   KithCrypto     tokens, digests, password hashing, Web Push, JSON strings
+//   KithMedia      media files as bytes: kinds, location stripping, zip archives
+//   KithApp        the product, sliced by feature; `makeApp(config)` builds it
 // C libraries come from Debian -dev packages as system-library targets.
 let package = Package(
     name: "Kith",
@@ -49,15 +52,16 @@ let package = Package(
             path: "Sources/kith-bench"
         ),
 
-        // Raw-socket client, temporary directories: shared by the test targets.
+        // What the test targets share: a raw-socket client, a browser driver, media
+        // fixtures, temporary directories, threads, programs and the tools they need.
         .target(name: "KithTestSupport", dependencies: ["KithHTTP", "KithMedia"], path: "Tests/KithTestSupport"),
         .testTarget(
             name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage"], path: "Tests/KithStorageTests"),
-        .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates"], path: "Tests/KithTemplatesTests"),
-        .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2"], path: "Tests/KithCryptoTests"),
+        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage", "KithTestSupport"], path: "Tests/KithStorageTests"),
+        .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates", "KithTestSupport"], path: "Tests/KithTemplatesTests"),
+        .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2", "KithTestSupport"], path: "Tests/KithCryptoTests"),
         .testTarget(name: "KithMediaTests", dependencies: ["KithMedia", "KithTestSupport"], path: "Tests/KithMediaTests"),
         .testTarget(
             name: "KithAppTests",

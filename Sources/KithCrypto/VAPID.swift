@@ -48,7 +48,7 @@ public enum VAPID {
     public static func token(key: P256Key, audience: String, subject: String, expiresAt: Int64, now: Int64) throws -> String {
         let expiry = min(expiresAt, now + maximumLifetime)
         let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
-        let claims = "{\"aud\":\(jsonString(audience)),\"exp\":\(expiry),\"sub\":\(jsonString(subject))}"
+        let claims = "{\"aud\":\(JSONString.quoted(audience)),\"exp\":\(expiry),\"sub\":\(JSONString.quoted(subject))}"
         let signingInput = header + "." + Base64URL.encode(Array(claims.utf8))
         let signature = try ES256.sign(Array(signingInput.utf8), key: key)
         return signingInput + "." + Base64URL.encode(signature)
@@ -75,26 +75,6 @@ public enum VAPID {
         else { return nil }
         let signingInput = Array((parts[0] + "." + parts[1]).utf8)
         return ES256.verify(signature, message: signingInput, key: key) ? claims : nil
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters
-    /// escaped, and U+2028/2029, which older JavaScript refuses in strings.
-    public static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

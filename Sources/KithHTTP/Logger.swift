@@ -55,6 +55,10 @@ public final class Logger: Sendable {
         value.isEmpty || value.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }
     }
 
+    /// logfmt quoting, not JSON's (that is `JSONString`, in a module the
+    /// engine does not depend on): control characters and DEL come out as
+    /// `\u{…}`, so a hostile value can neither break the line nor send the
+    /// terminal an escape sequence.
     static func quoted(_ value: String) -> String {
         guard needsQuotes(value) else { return value }
         var out = "\""

@@ -196,8 +196,13 @@ public enum RouteDecision: Sendable {
     case badPath
 }
 
-/// Routes are matched in one place. Lookup is by the first literal segment,
-/// then in registration order, so specific routes are registered first.
+/// Routes are matched in one place, `decide`, which tries every route in
+/// registration order and takes the first whose pattern and method match, so
+/// a literal route (`/occasions/new`) is registered before a parameter that
+/// would also match it (`/occasions/:occasion`). A path that matches only
+/// under other methods is a 405 naming them; the fallback is tried last, for
+/// GET and HEAD alone. A linear walk is plenty for an app's hundred-odd
+/// routes, and leaves registration order as the one rule to know.
 public final class Router<Context: Sendable>: @unchecked Sendable {
     public typealias Handler = @Sendable (inout Context) throws -> Response
 

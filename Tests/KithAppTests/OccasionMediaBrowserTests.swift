@@ -27,12 +27,10 @@ struct OccasionMediaBrowserTests {
         try browser.execute("return document.body.innerText;") as? String ?? ""
     }
 
-    @Test("a contributor records a voice note in the browser, another gives photos and a video; the celebrant unlocks and plays them; the host's keepsake opens offline with every image, video and audio loaded")
+    @Test(
+        "a contributor records a voice note in the browser, another gives photos and a video; the celebrant unlocks and plays them; the host's keepsake opens offline with every image, video and audio loaded",
+        .enabled(if: Tools.browser && Tools.python3, "needs chromium, chromedriver and python3; `make test` installs them"))
     func story() throws {
-        guard RequiredTools.present(
-            [BrowserTests.chromedriver, BrowserTests.chromium, RequiredTools.which("python3")], names: ["chromedriver", "chromium", "python3"],
-            for: "the media browser test")
-        else { return }
         let app = try accountsHarness()
         let party = try OccasionParty.make(app)
         let base = "http://127.0.0.1:\(app.port)"
@@ -133,7 +131,7 @@ struct OccasionMediaBrowserTests {
         let folder = try TemporaryDirectory("kith-keepsake")
         try Data(zip.body).write(to: URL(fileURLWithPath: folder.path + "/keepsake.zip"))
         let unzip = Process()
-        unzip.executableURL = URL(fileURLWithPath: RequiredTools.which("python3")!)
+        unzip.executableURL = URL(fileURLWithPath: Tools.path("python3")!)
         unzip.arguments = ["-m", "zipfile", "-e", folder.path + "/keepsake.zip", folder.path + "/out"]
         try unzip.run()
         unzip.waitUntilExit()

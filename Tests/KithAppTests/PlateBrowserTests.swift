@@ -16,11 +16,10 @@ struct PlateBrowserTests {
             as? String
     }
 
-    @Test("a tap on Rhode Island's callout spots it without a reload, another player's open board follows live, and 'rh' filters the list")
+    @Test(
+        "a tap on Rhode Island's callout spots it without a reload, another player's open board follows live, and 'rh' filters the list",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func tapFilterAndLive() throws {
-        guard RequiredTools.present([BrowserTests.chromedriver, BrowserTests.chromium], names: ["chromedriver", "chromium"], for: "the plate browser test") else {
-            return
-        }
         let app = try Plates.harness()
         let base = "http://127.0.0.1:\(app.port)"
         let (_, game, mom) = try Plates.family(app)

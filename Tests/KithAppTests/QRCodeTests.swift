@@ -1,6 +1,7 @@
 import Foundation
 @testable import KithApp
 import KithTemplates
+import KithTestSupport
 import Testing
 
 @Suite("QR codes")
@@ -49,6 +50,7 @@ struct QRCodeTests {
 
     @Test(
         "a scanner reads back exactly the text that was encoded",
+        .enabled(if: Tools.qrScanner, "needs rsvg-convert (librsvg2-bin) and zbarimg (zbar-tools); `make test` installs them"),
         arguments: [
             link,
             "https://kith.example.org/occasions/42/invite?code=AbCdEf-123_xyz&lang=en#join",
@@ -56,47 +58,17 @@ struct QRCodeTests {
         ]
     )
     func decodes(_ text: String) throws {
-        let converter = RequiredTools.which("rsvg-convert")
-        let scanner = RequiredTools.which("zbarimg")
-        guard RequiredTools.present(
-            [converter, scanner], names: ["rsvg-convert (librsvg2-bin)", "zbarimg (zbar-tools)"],
-            for: "decoding a QR code"
-        ) else { return }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kith-qr-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let svgFile = folder.appendingPathComponent("code.svg")
-        let pngFile = folder.appendingPathComponent("code.png")
-        try Data(QRCode.svg(for: text, label: "QR code").bytes).write(to: svgFile)
+        let folder = try TemporaryDirectory("kith-qr")
+        let svgFile = folder.file("code.svg")
+        let pngFile = folder.file("code.png")
+        try Data(QRCode.svg(for: text, label: "QR code").bytes).write(to: URL(fileURLWithPath: svgFile))
 
-        let converted = try Self.run(converter!, ["--zoom", "8", "--output", pngFile.path, svgFile.path])
+        let converted = try runProgram(Tools.path("rsvg-convert")!, ["--zoom", "8", "--output", pngFile, svgFile])
         #expect(converted.status == 0, "rsvg-convert: \(converted.errors)")
-        let scanned = try Self.run(scanner!, ["--raw", "-q", pngFile.path])
+        // Standard error is kept apart: zbarimg reports there when it cannot
+        // reach D-Bus, which is noise in a container.
+        let scanned = try runProgram(Tools.path("zbarimg")!, ["--raw", "-q", pngFile])
         #expect(scanned.status == 0, "zbarimg found no code: \(scanned.errors)")
         #expect(scanned.output.trimmingCharacters(in: .newlines) == text)
-    }
-
-    /// Runs a tool to completion. Standard error is kept apart: zbarimg
-    /// reports there when it cannot reach D-Bus, which is noise in a container.
-    static func run(
-        _ executable: String, _ arguments: [String]
-    ) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        let output = Pipe()
-        let errors = Pipe()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Both tools write a few lines at most, well under a pipe's buffer,
-        // so reading one pipe to the end cannot stall the other.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
     }
 }

@@ -123,15 +123,13 @@ struct StrangerWorkTests {
         unread.removeAll()
     }
 
-    @Test("with few file descriptors, a crowd of idle connections neither spins the accept loop nor stops the server answering")
+    @Test(
+        "with few file descriptors, a crowd of idle connections neither spins the accept loop nor stops the server answering",
+        .enabled(if: Tools.prlimit, "needs prlimit (util-linux); `make test` installs it"))
     func descriptorExhaustion() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
-            Issue.record("prlimit (util-linux) is needed for this test")
-            return
-        }
         let data = try TemporaryDirectory("kith-nofile")
         let kith = try KithProcess(
-            wrapper: ["/usr/bin/prlimit", "--nofile=128:128"],
+            wrapper: [Tools.path("prlimit")!, "--nofile=128:128"],
             arguments: ["serve", "--port", "0", "--data", data.path, "--quiet"])
         var idle: [TestClient] = []
         for _ in 0..<200 {

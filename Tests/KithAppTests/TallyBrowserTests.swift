@@ -25,11 +25,10 @@ struct TallyBrowserTests {
         try data.write(to: URL(fileURLWithPath: "\(folder)/\(name).png"))
     }
 
-    @Test("two friends on two browsers both increment a shared tally and each sees the other's change live, with the flash")
+    @Test(
+        "two friends on two browsers both increment a shared tally and each sees the other's change live, with the flash",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func twoBrowsers() throws {
-        guard RequiredTools.present(
-            [BrowserTests.chromedriver, BrowserTests.chromium], names: ["chromedriver", "chromium"], for: "the tally browser test")
-        else { return }
         let app = try Tallies.harness(clock: Locked(Int64(time(nil))))
         let ada = try Tallies.person(app, "ada", name: "Ada")
         let bob = try Tallies.person(app, "bob", name: "Bob")

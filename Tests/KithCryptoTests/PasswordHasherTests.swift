@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import KithCrypto
+import KithTestSupport
 
 /// Cheap parameters for tests that are not about the cost itself.
 private let cheap = PasswordHasher.Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)

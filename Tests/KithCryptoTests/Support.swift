@@ -2,24 +2,6 @@ import Foundation
 import KithCrypto
 import Synchronization
 
-/// An OS thread, like the server's workers, that the test can join.
-final class TestThread: Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let finished = finished
-        let thread = Thread {
-            body()
-            finished.signal()
-        }
-        thread.start()
-    }
-
-    func join() {
-        finished.wait()
-    }
-}
-
 /// Counts how many threads are inside a region at once and remembers the most.
 final class OverlapCounter: Sendable {
     private let state = Mutex<(current: Int, peak: Int)>((0, 0))

@@ -5,11 +5,8 @@ import Testing
 
 /// Files as real tools write them, made at test time so each case shows
 /// exactly how its location got in.
-private let toolsInstalled = ["/usr/bin/exiftool", "/usr/bin/ffmpeg", "/usr/bin/ffprobe"]
-    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-
 @Suite("Location stripping, checked by exiftool and ffprobe",
-       .enabled(if: toolsInstalled, "needs exiftool and ffmpeg (Debian: libimage-exiftool-perl, ffmpeg)"))
+       .enabled(if: Tools.mediaTools, "needs exiftool and ffmpeg (Debian: libimage-exiftool-perl, ffmpeg); `make test` installs them"))
 struct LocationToolTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
@@ -78,9 +75,9 @@ struct LocationToolTests {
         #expect(report.method != .untouched)
         #expect(try locationFields(path) == [])
         #expect(try probe(path, kind: example.type.kind) == probeBefore)
-        let tags = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "compact", path])
+        let tags = try run(Tools.path("ffprobe")!, ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "compact", path])
         #expect(!tags.lowercased().contains("location") && !tags.contains("48.85"), "\(tags)")
-        try run("/usr/bin/ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+        try run(Tools.path("ffmpeg")!, ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
         if example.type.kind != .photo {
             #expect(try read(path).count == sizeBefore, "patched in place")
         }
@@ -89,7 +86,7 @@ struct LocationToolTests {
     /// exiftool's fields that name a place or a coordinate, or whose value
     /// holds the latitude the cases write.
     private func locationFields(_ path: String) throws -> [String] {
-        let output = try run("/usr/bin/exiftool", ["-j", "-a", "-G1", "-n", path])
+        let output = try run(Tools.path("exiftool")!, ["-j", "-a", "-G1", "-n", path])
         let objects = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]
         let fields = try #require(objects?.first)
         let words = ["gps", "location", "latitude", "longitude", "xmp"]
@@ -105,6 +102,6 @@ struct LocationToolTests {
     /// duration is ffprobe's guess and changes with the file's size.
     private func probe(_ path: String, kind: MediaKind) throws -> String {
         let entries = "stream=codec_name,width,height,nb_read_packets" + (kind == .photo ? "" : ":format=duration")
-        return try run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-of", "compact", "-show_entries", entries, path])
+        return try run(Tools.path("ffprobe")!, ["-v", "error", "-count_packets", "-of", "compact", "-show_entries", entries, path])
     }
 }

@@ -300,7 +300,7 @@ struct MetadataStripperTests {
     }
 
     @Test("Chromium decodes the stripped photos and turns the JPEG upright",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")))
+          .enabled(if: Tools.chromium, "needs chromium; `make test` installs it"))
     func decodesInABrowser() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -328,8 +328,8 @@ struct MetadataStripperTests {
             </script></body></html>
             """
         _ = FileManager.default.createFile(atPath: "\(directory)/index.html", contents: Data(page.utf8))
-        let output = try run("/usr/bin/chromium", ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                                   "--virtual-time-budget=5000", "--dump-dom", "file://\(directory)/index.html"])
+        let output = try run(Tools.path("chromium")!, ["--headless=new", "--no-sandbox", "--disable-gpu",
+                                                     "--virtual-time-budget=5000", "--dump-dom", "file://\(directory)/index.html"])
         print("Chromium decoded:", output.split(separator: "\n").filter { $0.contains("photo.") })
         #expect(output.contains("photo.jpg=8x16"), "Orientation 6 turns the 16×8 JPEG upright: \(output)")
         #expect(output.contains("photo.png=8x16"), "Chromium honours eXIf orientation in PNG too: \(output)")
@@ -496,19 +496,7 @@ func read(_ path: String) throws -> [UInt8] {
 /// Runs a tool and returns its standard output; throws if it exits non-zero.
 @discardableResult
 func run(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw WalkError.bad("\(executable) exited \(process.terminationStatus): \(text) \(String(decoding: errorData, as: UTF8.self))")
-    }
-    return text
+    let result = try runProgram(executable, arguments)
+    guard result.status == 0 else { throw WalkError.bad("\(executable) exited \(result.status): \(result.output) \(result.errors)") }
+    return result.output
 }

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 @Suite("Concurrency")
 struct ConcurrencyTests {

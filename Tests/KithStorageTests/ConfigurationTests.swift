@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 @Suite("Connection configuration")
 struct ConfigurationTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 @Suite("Migrations")
 struct MigratorTests {

@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 @Suite("Reads")
 struct ReadTests {

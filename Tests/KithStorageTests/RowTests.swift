@@ -1,5 +1,6 @@
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 private enum Role: String, DatabaseValueConvertible {
     case admin, member

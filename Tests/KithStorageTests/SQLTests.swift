@@ -1,5 +1,6 @@
 import Testing
 @testable import KithStorage
+import KithTestSupport
 
 @Suite("SQL interpolation")
 struct SQLTests {

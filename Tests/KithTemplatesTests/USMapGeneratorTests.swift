@@ -1,4 +1,5 @@
 import Foundation
+import KithTestSupport
 import Testing
 
 /// The map generator (`make map`): its committed output is what it writes
@@ -9,17 +10,9 @@ struct USMapGeneratorTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let committed = root.appendingPathComponent("Templates/Plates/USMapData.swift")
 
-    static func python() -> String? {
-        for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"]
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        return nil
-    }
-
     /// Runs the generator into a temporary file and returns what it wrote.
-    static func generate(extra: [String] = []) throws -> Data? {
-        guard let python = python() else { return nil }
+    static func generate(extra: [String] = []) throws -> Data {
+        let python = try #require(Tools.path("python3"))
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("usmap-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
@@ -33,12 +26,11 @@ struct USMapGeneratorTests {
         return try Data(contentsOf: output)
     }
 
-    @Test("running the generator again writes exactly the committed file")
+    @Test(
+        "running the generator again writes exactly the committed file",
+        .enabled(if: Tools.python3, "needs python3; `make test` installs it"))
     func reproducible() throws {
-        guard let first = try Self.generate() else {
-            print("skipped: the map generator needs python3, which is not installed")
-            return
-        }
+        let first = try Self.generate()
         let committed = try Data(contentsOf: Self.committed)
         #expect(first == committed, "Templates/Plates/USMapData.swift is out of date: run `make map`")
         #expect(try Self.generate() == first, "two runs, identical bytes")
@@ -56,9 +48,11 @@ struct USMapGeneratorTests {
         #expect(try String(contentsOf: vendored.appendingPathComponent("LICENSE"), encoding: .utf8).contains("Michael Bostock"))
     }
 
-    @Test("the generator refuses an atlas that is not 50 states and DC")
+    @Test(
+        "the generator refuses an atlas that is not 50 states and DC",
+        .enabled(if: Tools.python3, "needs python3; `make test` installs it"))
     func refusesWrongInput() throws {
-        guard let python = Self.python() else { return }
+        let python = try #require(Tools.path("python3"))
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("atlas-\(UUID().uuidString).json")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString).swift")
         defer {

@@ -1,7 +1,8 @@
+import Foundation
 import Glibc
 
 /// A fresh directory under /tmp, removed with everything in it on deinit.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ label: String = "kith-test") throws {
@@ -12,6 +13,16 @@ public final class TemporaryDirectory {
 
     deinit {
         _ = system("rm -rf '\(path)'")
+    }
+
+    /// The path of `name` inside this directory.
+    public func file(_ name: String) -> String {
+        path + "/" + name
+    }
+
+    /// Writes `contents` as UTF-8 to `name` inside this directory.
+    public func write(_ name: String, _ contents: String) throws {
+        try contents.write(toFile: file(name), atomically: true, encoding: .utf8)
     }
 }
 

@@ -1,3 +1,5 @@
+import KithHTTP
+
 /// One of the bundled avatar drawings in `Public/avatars/`.
 struct Avatar: Sendable, Hashable, Identifiable {
     /// Stored with the user and used in forms: `"fox"`.
@@ -83,6 +85,15 @@ enum Avatars {
     /// The default avatar for a display name.
     static func forName(_ displayName: String) -> Avatar {
         all[Int(fnv1a32(displayName) % UInt32(all.count))]
+    }
+
+    /// The picture every page shows for a person: the avatar they chose, or,
+    /// for a stored id that is not (or no longer) bundled, the default their
+    /// account was given at sign-up. That default is `forName` of the
+    /// account's display name — not of a name used in one occasion, nor of
+    /// the stored id — so the same person never shows two faces.
+    static func avatarURL(_ avatar: String, displayName: String, assets: StaticFiles) -> String {
+        assets.url((named(avatar) ?? forName(displayName)).file)
     }
 
     /// The default colour for a display name. It reads the hash's top byte,

@@ -11,7 +11,9 @@ import Glibc
 /// local time; newer Debian releases move the old links to `tzdata-legacy`,
 /// and this keeps the list honest there too.
 ///
-/// Read once, on first use; no Foundation, so the app's memory stays small.
+/// Read once, on first use, from the files themselves rather than from
+/// Foundation's list, so that the names offered are exactly the zones this
+/// machine can convert.
 enum TimeZones {
     /// Where Debian (and most Linux systems) keep the compiled zones.
     static let directory = "/usr/share/zoneinfo"

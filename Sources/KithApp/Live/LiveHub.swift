@@ -1,5 +1,6 @@
 import CKithShim
 import Glibc
+import KithCrypto
 import KithHTTP
 import KithTemplates
 import Synchronization
@@ -130,7 +131,7 @@ public final class LiveHub: Sendable {
     }
 
     public func publish(topic: String, fragments: [String]) {
-        let data = "{\"topic\":\(Self.jsonString(topic)),\"fragments\":[\(fragments.map(Self.jsonString).joined(separator: ","))]}"
+        let data = "{\"topic\":\(JSONString.quoted(topic)),\"fragments\":[\(fragments.map(JSONString.quoted).joined(separator: ","))]}"
         state.withLock { state in
             guard !state.stopped else { return }
             state.lastEventID += 1
@@ -328,26 +329,5 @@ public final class LiveHub: Sendable {
         for subscriber in subscribers { subscriber.sink.close() }
         heartbeat.withLock { heartbeat.broadcast() }
         if let thread = heartbeatThread.withLock({ $0 }) { Threads.join(thread) }
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -199,11 +199,11 @@ final class PushService: Sendable {
 
     /// Queues a notification for every browser `userID` subscribed. Returns at once.
     func deliver(to userID: Int64, title: String, body: String, url: String) {
-        let json = "{\"title\":\(VAPID.jsonString(title)),\"body\":\(VAPID.jsonString(body)),\"url\":\(VAPID.jsonString(url))}"
+        let json = "{\"title\":\(JSONString.quoted(title)),\"body\":\(JSONString.quoted(body)),\"url\":\(JSONString.quoted(url))}"
         var payload = Array(json.utf8)
         // Long texts are cut, never refused: push services carry under 4 KiB.
         if payload.count > 3_000 {
-            let short = "{\"title\":\(VAPID.jsonString(String(title.prefix(100)))),\"body\":\(VAPID.jsonString(String(body.prefix(500)))),\"url\":\(VAPID.jsonString(String(url.prefix(1_000))))}"
+            let short = "{\"title\":\(JSONString.quoted(String(title.prefix(100)))),\"body\":\(JSONString.quoted(String(body.prefix(500)))),\"url\":\(JSONString.quoted(String(url.prefix(1_000))))}"
             payload = Array(short.utf8)
         }
         let accepted = monitor.withLock {

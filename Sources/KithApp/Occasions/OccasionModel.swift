@@ -149,7 +149,10 @@ public struct Occasion: Sendable {
 public struct OccasionMember: Sendable, Equatable {
     public var userID: Int64
     public var role: OccasionRole
+    /// What the others call them in this occasion, chosen when they joined.
     public var displayName: String
+    /// Their account's display name, which their default avatar comes from.
+    public var accountName: String
     public var avatar: String
     public var joinedAt: Int64
     public var joinedVia: String

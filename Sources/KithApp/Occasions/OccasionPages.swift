@@ -198,7 +198,7 @@ enum OccasionPages {
             gift.state == .unlocked ? .unlocked : (scope.occasion.balance >= cost ? .affordable : .locked)
         let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable
         return GiftCardView(
-            id: gift.id, giverName: giver?.displayName ?? "Someone", giverAvatarURL: OccasionRoutes.avatarURL(app, giver?.avatar ?? "fox"),
+            id: gift.id, giverName: giver?.displayName ?? "Someone", giverAvatarURL: Avatars.avatarURL(giver?.avatar ?? "fox", displayName: giver?.accountName ?? "", assets: app.assets),
             kindLabel: gift.kind.label, cost: cost, state: state,
             content: state == .unlocked
                 ? giftContent(gift, items: items, giver: giver?.displayName ?? "someone", occasionID: scope.id, csrf: csrf) : nil,
@@ -369,7 +369,7 @@ enum OccasionPages {
             }
             let remove = scope.role.canSeeJoinDetails && !isYou && member.role != .host
             return OccasionScreens.Person(
-                name: member.displayName + (isYou ? " (you)" : ""), avatarURL: OccasionRoutes.avatarURL(app, member.avatar), roleLabel: role,
+                name: member.displayName + (isYou ? " (you)" : ""), avatarURL: Avatars.avatarURL(member.avatar, displayName: member.accountName, assets: app.assets), roleLabel: role,
                 joinDetails: details, removeAction: remove ? HostRoutes.remove.path(scope.id, member.userID) : nil)
         }
     }

@@ -167,8 +167,4 @@ enum OccasionRoutes {
         frame.scripts = scripts
         return frame
     }
-
-    static func avatarURL(_ app: KithApp, _ avatar: String) -> String {
-        app.assets.url((Avatars.named(avatar) ?? Avatars.forName(avatar)).file)
-    }
 }

@@ -31,13 +31,14 @@ enum OccasionStore {
         try db.queryOne("SELECT \(Occasion.columns) FROM occasions o WHERE o.id = \(id)").map(Occasion.init(row:))
     }
 
-    static let memberColumns: SQL = "m.user_id, m.role, m.display_name, u.avatar, m.joined_at, m.joined_via"
+    static let memberColumns: SQL =
+        "m.user_id, m.role, m.display_name, u.display_name AS account_name, u.avatar, m.joined_at, m.joined_via"
 
     static func member(_ row: Row) throws -> OccasionMember {
         OccasionMember(
             userID: try row.get("user_id"), role: OccasionRole(rawValue: try row.get("role")) ?? .contributor,
-            displayName: try row.get("display_name"), avatar: try row.get("avatar"), joinedAt: try row.get("joined_at"),
-            joinedVia: try row.get("joined_via"))
+            displayName: try row.get("display_name"), accountName: try row.get("account_name"), avatar: try row.get("avatar"),
+            joinedAt: try row.get("joined_at"), joinedVia: try row.get("joined_via"))
     }
 
     static func membership(_ db: some Queryable, occasionID: Int64, userID: Int64) throws -> OccasionMember? {

