@@ -34,8 +34,7 @@ enum TalliesFeature {
             let (items, sort) = try TallyRoutes.listItems(context, user: user)
             return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken)
         }
-        let scheduler = TallyResetScheduler(app: app)
-        feature.tasks = [BackgroundTask("tally-resets", start: { scheduler.start() }, stop: { scheduler.stop() })]
+        feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask]
         return feature
     }
 }
