@@ -449,11 +449,11 @@ enum TallyRoutes {
         }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
-        var updated = "Updated \(SettingsRoutes.relative(tally.updatedAt, now: now))"
+        var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
         if let by = tally.updatedBy { updated += " by \(by.id == user.id ? "you" : by.displayName)" } else if tally.version > 1 { updated += " by Kith" }
         return TallyPages.FullModel(
             item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
-            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(LocalTime.format($0, zone: zone, withYear: true).human) (\(zone))." },
+            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(TimeText.local($0, zone: zone, withYear: true).human) (\(zone))." },
             updated: updated,
             people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
