@@ -26,7 +26,7 @@ enum TalliesFeature {
         ]
         feature.purge = { [unowned app] tx, userID in
             let affected = try TallyStore.purge(tx, userID: userID)
-            tx.afterCommit { TallyRoutes.publishListChanged(app, users: affected) }
+            tx.afterCommit { TallyLive.publishListChanged(app, users: affected) }
         }
         feature.dashboard = DashboardSection(
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts
