@@ -40,6 +40,14 @@ public struct RequestContext: Sendable {
             cookies: resolved.cookies)
     }
 
+    /// Sent by the page script on every request it makes in the browser's
+    /// place (see the top of `app.js`).
+    public static let enhancedHeader = "X-Kith-Enhanced"
+
+    /// Made by the page script, which swaps in a fragment: a handler may
+    /// answer with only what changed instead of redirecting.
+    public var isEnhanced: Bool { request.headers[Self.enhancedHeader] != nil }
+
     /// Whose streams count together against the per-viewer cap.
     public var viewerKey: String? { user.map { Self.viewerKey(for: $0.id) } }
 

@@ -223,12 +223,12 @@ enum TallyRoutes {
         }
     }
 
-    /// From the page script (`X-Kith-Enhanced`), the fragment the form
+    /// From the page script (`RequestContext.isEnhanced`), the fragment the form
     /// named, rendered fresh; from a plain form, a redirect to where it was.
     static func answer(_ context: RequestContext, user: User, tallyID: Int64) throws -> Response {
         let form = context.request.form
         let back = show.path(tallyID)
-        if context.request.headers["X-Kith-Enhanced"] != nil,
+        if context.isEnhanced,
             let tally = try context.app.database.read({ try TallyStore.tally($0, id: tallyID, viewerID: user.id) })
         {
             switch form["fragment"] {
