@@ -1,6 +1,13 @@
 // Kith's progressive enhancement. Every page works without this file: forms
 // post and redirect, links navigate. With it, marked forms submit without a
 // reload and live fragments refresh themselves.
+//
+// One protocol with the server: every request a page script makes instead
+// of the browser (an enhanced form post, a fragment fetch, a tally's
+// increment) carries `X-Kith-Enhanced: 1`. A handler that can answer such a
+// request with just the changed fragment may do so (`RequestContext.isEnhanced`);
+// any other answers as it would the browser, so the header never changes
+// what a request does, only how much comes back.
 document.documentElement.classList.add("js");
 
 // Celebrations are extra: loaded on the side, so that if they fail to load,
@@ -64,7 +71,7 @@ async function refreshFragment(element) {
   }
   const response = await fetch(url, {
     credentials: "same-origin",
-    headers: { "X-Kith-Fragment": "1" },
+    headers: { "X-Kith-Enhanced": "1" },
   });
   if (response.status === 404 || response.status === 410) {
     element.remove(); // it is gone, or no longer ours to see

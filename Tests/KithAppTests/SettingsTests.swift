@@ -509,21 +509,6 @@ struct SettingsPartsTests {
     func deviceNames(agent: String, expected: String) {
         #expect(DeviceName.describe(userAgent: agent) == expected)
     }
-
-    @Test("times read as how long ago and as UTC")
-    func times() {
-        let now: Int64 = 1_750_000_000  // 2025-06-15 15:06:40 UTC
-        #expect(SettingsRoutes.utc(now) == "2025-06-15 15:06")
-        #expect(SettingsRoutes.utc(now, machine: true) == "2025-06-15T15:06Z")
-        #expect(SettingsRoutes.utc(0) == "1970-01-01 00:00")
-        #expect(SettingsRoutes.relative(now - 5, now: now) == "just now")
-        #expect(SettingsRoutes.relative(now - 60, now: now) == "1 minute ago")
-        #expect(SettingsRoutes.relative(now - 3 * 3_600 - 5, now: now) == "3 hours ago")
-        #expect(SettingsRoutes.relative(now - 86_400, now: now) == "1 day ago")
-        #expect(SettingsRoutes.relative(now - 65 * 86_400, now: now) == "2 months ago")
-        #expect(SettingsRoutes.relative(now - 1_800, now: now, precision: 3_600) == "within the last hour")
-        #expect(SettingsRoutes.relative(now + 30, now: now) == "just now", "a clock step backwards is not the future")
-    }
 }
 
 @Suite("Settings pages are valid HTML", .serialized)

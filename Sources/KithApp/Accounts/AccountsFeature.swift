@@ -7,6 +7,21 @@ enum AccountsFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("accounts")
         feature.endpoints = AccountRoutes.endpoints(app) + SettingsRoutes.endpoints(app) + RecoveryRoutes.endpoints(app)
+        feature.requestGate = newPasswordFirst
         return feature
     }
+
+    /// Signed in with a recovery code or a reset link: a new password comes
+    /// before anything else.
+    static let newPasswordFirst: RequestGate = { user, route in
+        guard user.mustChangePassword, !allowedBeforeNewPassword.contains(route) else { return }
+        var headers = HTTPHeaders()
+        headers.add("Location", SettingsRoutes.password.path())
+        throw HTTPError(.seeOther, "Please choose a new password first.", headers: headers)
+    }
+
+    /// What someone who must choose a new password may still do. Static
+    /// files, the manifest and health checks run inline, carry no identity
+    /// and so never meet this gate.
+    static let allowedBeforeNewPassword: Set<Route> = [SettingsRoutes.password, SettingsRoutes.savePassword, AccountRoutes.signOut]
 }

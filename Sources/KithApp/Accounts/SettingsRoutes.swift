@@ -1,4 +1,3 @@
-import Glibc
 import KithHTTP
 import KithTemplates
 
@@ -269,29 +268,9 @@ enum SettingsRoutes {
     /// `precision` is how stale the stored time may be: `last_seen_at` is
     /// written at most hourly, so anything within the hour reads as such.
     static func moment(_ instant: Int64, now: Int64, precision: Int64 = 60) -> SettingsPage.Moment {
-        SettingsPage.Moment(relative: relative(instant, now: now, precision: precision), utc: utc(instant) + " UTC", machine: utc(instant, machine: true))
-    }
-
-    static func relative(_ instant: Int64, now: Int64, precision: Int64 = 60) -> String {
-        let seconds = max(0, now - instant)
-        if seconds < precision { return precision <= 60 ? "just now" : "within the last hour" }
-        func ago(_ count: Int64, _ unit: String) -> String { count == 1 ? "1 \(unit) ago" : "\(count) \(unit)s ago" }
-        if seconds < 3_600 { return ago(seconds / 60, "minute") }
-        if seconds < 86_400 { return ago(seconds / 3_600, "hour") }
-        if seconds < 30 * 86_400 { return ago(seconds / 86_400, "day") }
-        return ago(seconds / (30 * 86_400), "month")
-    }
-
-    /// `2025-06-01 14:05`, or `2025-06-01T14:05Z` for `<time datetime>`.
-    /// `gmtime_r` reads no environment, so it is safe on any thread.
-    static func utc(_ instant: Int64, machine: Bool = false) -> String {
-        var seconds = time_t(instant)
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "" }
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
-        let date = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
-        let clock = "\(two(parts.tm_hour)):\(two(parts.tm_min))"
-        return machine ? "\(date)T\(clock)Z" : "\(date) \(clock)"
+        SettingsPage.Moment(
+            relative: TimeText.relative(instant, now: now, precision: precision), utc: TimeText.utc(instant) + " UTC",
+            machine: TimeText.utc(instant, machine: true))
     }
 }
 

@@ -25,6 +25,10 @@ public struct Feature: Sendable {
     public var dashboard: DashboardSection?
     /// Threads started with the server and stopped before the database closes.
     public var tasks: [BackgroundTask] = []
+    /// Checked for every signed-in request before its handler runs.
+    public var requestGate: RequestGate?
+    /// Shown in the navigation of every signed-in page.
+    public var viewerBadge: ViewerBadge?
 
     public init(_ name: String) { self.name = name }
 }
@@ -141,5 +145,7 @@ extension KithApp {
                 scripts: section.scripts, render: section.render)
         }
         for task in feature.tasks { backgroundTasks.register(task.name, start: task.start, stop: task.stop) }
+        if let gate = feature.requestGate { requestHooks.add(gate: gate) }
+        if let badge = feature.viewerBadge { requestHooks.add(badge: badge) }
     }
 }

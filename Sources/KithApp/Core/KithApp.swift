@@ -31,6 +31,8 @@ public final class KithApp: HTTPResponder {
     public let dashboard = DashboardSections()
     /// Features' own threads, started and stopped with the server.
     public let backgroundTasks = BackgroundTasks()
+    /// Features' gates and navigation badges, applied to every request.
+    let requestHooks = RequestHooks()
     /// Argon2id with a cap on concurrent hashes and a bounded line, shared by every request.
     let passwords: Passwords
     let sessions: Sessions

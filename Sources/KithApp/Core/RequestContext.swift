@@ -32,23 +32,21 @@ public struct RequestContext: Sendable {
                 try CSRF.checkToken(request.form[CSRF.fieldName] ?? header, expected: resolved.csrfToken)
             }
         }
-        // Signed in with a recovery code or a reset link: a new password
-        // comes before anything else.
-        if let user = resolved.user, user.mustChangePassword, !Self.allowedBeforeNewPassword.contains(request.route) {
-            var headers = HTTPHeaders()
-            headers.add("Location", SettingsRoutes.password.path())
-            throw HTTPError(.seeOther, "Please choose a new password first.", headers: headers)
+        if let user = resolved.user {
+            for gate in app.requestHooks.gates { try gate(user, request.route) }
         }
         return RequestContext(
             request: request, app: app, user: resolved.user, session: resolved.session, csrfToken: resolved.csrfToken,
             cookies: resolved.cookies)
     }
 
-    /// What someone who must choose a new password may still do.
-    static let allowedBeforeNewPassword: Set<Route> = [
-        SettingsRoutes.password, SettingsRoutes.savePassword, AccountRoutes.signOut, SystemRoutes.asset, SystemRoutes.healthz,
-        SystemRoutes.manifest,
-    ]
+    /// Sent by the page script on every request it makes in the browser's
+    /// place (see the top of `app.js`).
+    public static let enhancedHeader = "X-Kith-Enhanced"
+
+    /// Made by the page script, which swaps in a fragment: a handler may
+    /// answer with only what changed instead of redirecting.
+    public var isEnhanced: Bool { request.headers[Self.enhancedHeader] != nil }
 
     /// Whose streams count together against the per-viewer cap.
     public var viewerKey: String? { user.map { Self.viewerKey(for: $0.id) } }
@@ -70,18 +68,20 @@ public struct RequestContext: Sendable {
     /// Frame inputs for a page: the viewer, their theme, the form token, and
     /// the topics it follows live (the cursor is taken now, before the page
     /// reads its data, so nothing committed in between is missed).
-    /// A signed-in page also follows the person's inbox, so the nav's unread
-    /// count stays current wherever they are.
+    /// A signed-in page also follows its navigation badges' topics, so
+    /// they stay current wherever the person is.
     public func pageContext(flash: [Flash] = [], topics: [String] = []) -> PageContext {
-        let inbox = user.map { Notifications.topic(for: $0.id) }
-        let followed = inbox.map { topics.contains($0) ? topics : topics + [$0] } ?? topics
+        let badges = user == nil ? [] : app.requestHooks.badges
+        var followed = topics
+        if let user {
+            for topic in badges.flatMap({ $0.topics(user) }) where !followed.contains(topic) { followed.append(topic) }
+        }
         var page = app.pageContext(flash: flash, topics: followed)
         page.csrfToken = csrfToken
         if let user {
-            // Read after the cursor was taken, like any page data; a failed
-            // count shows no badge rather than failing the page.
-            let unread = (try? app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }) ?? 0
-            page.viewer = Viewer(displayName: user.displayName, unreadCount: unread, isGuest: user.isGuest)
+            var viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)
+            for badge in badges { badge.fill(&viewer, user, app) }
+            page.viewer = viewer
             page.theme = Theme(rawValue: user.theme.rawValue) ?? .system
         }
         return page

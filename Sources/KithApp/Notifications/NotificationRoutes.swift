@@ -93,8 +93,8 @@ enum NotificationRoutes {
         let items = entries.map { entry in
             InboxPage.Item(
                 title: entry.title, body: entry.body, isRead: entry.isRead,
-                relativeTime: SettingsRoutes.relative(entry.createdAt, now: now),
-                machineTime: SettingsRoutes.utc(entry.createdAt, machine: true), openAction: open.path(entry.id),
+                relativeTime: TimeText.relative(entry.createdAt, now: now),
+                machineTime: TimeText.utc(entry.createdAt, machine: true), openAction: open.path(entry.id),
                 muteAction: mute.path(entry.id), isMuted: muted.contains(entry.scope))
         }
         return InboxPage.Model(items: items, unreadCount: unread, markAllReadAction: markAllRead.path())

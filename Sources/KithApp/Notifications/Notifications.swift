@@ -112,7 +112,8 @@ public final class Notifications: Sendable {
     private let observers = Mutex<[@Sendable (Delivered) -> Void]>([])
     /// Serialises sweeps: the thread and a test may both call `sweep(now:)`.
     private let sweeping = Mutex(())
-    private let sweeper = DigestSweeper(interval: sweepInterval)
+    /// Made at the first `start`: its work is this object's own sweep.
+    private let sweeper = Mutex<PeriodicTask?>(nil)
     /// The app's logger is not handed to this type; failures of the sweeper
     /// thread still need to reach the operator.
     private let logger = Logger()
@@ -256,17 +257,25 @@ public final class Notifications: Sendable {
     // MARK: The sweeper thread
 
     func start() {
-        sweeper.start { [self] in
-            do {
-                try sweep(now: clock())
-            } catch {
-                logger.log(["level": "error", "msg": "notification sweep failed", "cause": String(describing: error)])
-                logger.flush()
-            }
+        let task = sweeper.withLock { sweeper in
+            // Weak: the thread must not keep a stopped app's database alive.
+            let task = sweeper ?? PeriodicTask("kith-digests", every: Self.sweepInterval) { [weak self] in self?.sweepNow() }
+            sweeper = task
+            return task
         }
+        task.start()
     }
 
-    func stop() { sweeper.stop() }
+    func stop() { sweeper.withLock { $0 }?.stop() }
+
+    private func sweepNow() {
+        do {
+            try sweep(now: clock())
+        } catch {
+            logger.log(["level": "error", "msg": "notification sweep failed", "cause": String(describing: error)])
+            logger.flush()
+        }
+    }
 
     // MARK: Wording helpers
 

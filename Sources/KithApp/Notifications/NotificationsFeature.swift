@@ -13,6 +13,10 @@ enum NotificationsFeature {
             }
         ]
         feature.purge = { tx, userID in try NotificationStore.purge(tx, userID: userID) }
+        feature.viewerBadge = ViewerBadge(topics: { [Notifications.topic(for: $0.id)] }) { viewer, user, app in
+            // A failed count shows no badge rather than failing the page.
+            viewer.unreadCount = (try? app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }) ?? 0
+        }
         return feature
     }
 }

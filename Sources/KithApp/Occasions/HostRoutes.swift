@@ -121,12 +121,12 @@ enum HostRoutes {
             let adjustments = try OccasionStore.adjustments(db, occasionID: scope.id).map { entry in
                 HostPanel.Line(
                     text: "\(entry.delta > 0 ? "+" : "")\(entry.delta) · \(entry.reason)",
-                    detail: "\(entry.actorName ?? "A former member"), \(LocalTime.format(entry.at, zone: zone).human)")
+                    detail: "\(entry.actorName ?? "A former member"), \(TimeText.local(entry.at, zone: zone).human)")
             }
             let reports = try OccasionStore.reports(db, occasionID: scope.id).map { report in
                 HostPanel.Line(
                     text: "\(report.subjectKind == "gift" ? "Gift" : "Challenge"): \(report.subjectTitle ?? "(removed)")",
-                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(LocalTime.format(report.at, zone: zone).human)")
+                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(TimeText.local(report.at, zone: zone).human)")
             }
             return HostPanel.Model(
                 celebrantJoined: members.contains { $0.role == .celebrant }, invites: invites,

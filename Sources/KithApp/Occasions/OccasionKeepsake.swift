@@ -125,7 +125,7 @@ enum OccasionKeepsake {
         }
         let model = Keepsake.Model(
             name: occasion.name, kindLabel: occasion.kind.label, celebrantName: occasion.celebrantName,
-            date: LocalTime.longDate(occasion.date), moments: moments, gifts: gifts,
+            date: TimeText.longDate(occasion.date), moments: moments, gifts: gifts,
             message: timeline.badge.isOpen ? timeline.badge.message : nil)
         return (model, files)
     }

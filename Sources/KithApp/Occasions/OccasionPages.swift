@@ -91,7 +91,7 @@ enum OccasionPages {
         guard let challenge = found, scope.canSee(challenge) else { throw HTTPError.notFound() }
         var completion: [String] = []
         if let completedAt = challenge.completedAt {
-            let when = LocalTime.format(completedAt, zone: context.user?.timeZone ?? "UTC").human
+            let when = TimeText.local(completedAt, zone: context.user?.timeZone ?? "UTC").human
             if challenge.proofKind == "host" {
                 completion.append("Marked done by the host on \(when).")
             } else {
@@ -323,7 +323,7 @@ enum OccasionPages {
                 title = "The finale"
                 detail = row.byHost ? "Called by the host" : "Every gift unlocked"
             }
-            let time = LocalTime.format(row.at, zone: zone)
+            let time = TimeText.local(row.at, zone: zone)
             return TimelineEntryView(
                 id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine,
                 media: mediaFor(row))
@@ -364,7 +364,7 @@ enum OccasionPages {
             let role = member.role == .celebrant ? scope.occasion.kind.celebrantLabel : member.role.label
             var details: String? = nil
             if scope.role.canSeeJoinDetails {
-                let when = LocalTime.format(member.joinedAt, zone: zone ?? "UTC").human
+                let when = TimeText.local(member.joinedAt, zone: zone ?? "UTC").human
                 details = member.joinedVia == "created" ? "Created the occasion, \(when)" : "Joined \(when) with code \(member.joinedVia)"
             }
             let remove = scope.role.canSeeJoinDetails && !isYou && member.role != .host

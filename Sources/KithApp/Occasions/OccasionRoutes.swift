@@ -146,7 +146,7 @@ enum OccasionRoutes {
         let occasion = scope.occasion
         return OccasionPage.Header(
             id: occasion.id, name: occasion.name, kindLabel: occasion.kind.label, celebrantLabel: occasion.kind.celebrantLabel,
-            celebrantName: occasion.celebrantName, date: LocalTime.longDate(occasion.date), isoDate: occasion.date,
+            celebrantName: occasion.celebrantName, date: TimeText.longDate(occasion.date), isoDate: occasion.date,
             roleLabel: scope.role == .celebrant ? occasion.kind.celebrantLabel : scope.role.label, balance: occasion.balance,
             isOpen: occasion.isOpen, isHost: scope.role.canManage, paths: paths(occasion.id))
     }

@@ -30,7 +30,7 @@ enum OccasionsFeature {
             return OccasionScreens.dashboardSection(listed.map { item in
                 OccasionScreens.ListItem(
                     name: item.name, url: OccasionRoutes.overview.path(item.id),
-                    detail: "\(item.kind.label) · \(LocalTime.longDate(item.date)) · for \(item.celebrantName)",
+                    detail: "\(item.kind.label) · \(TimeText.longDate(item.date)) · for \(item.celebrantName)",
                     roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
             }, newOccasion: OccasionRoutes.newOccasion.path())
         }

@@ -186,7 +186,7 @@ enum PlateRoutes {
         let feed = data.recent.map { spot in
             PlateBoardPage.FeedItem(
                 regionName: spot.regionName, regionCode: spot.region, playerName: spot.userID == viewer ? "you" : spot.playerName,
-                relativeTime: SettingsRoutes.relative(spot.spottedAt, now: now), machineTime: SettingsRoutes.utc(spot.spottedAt, machine: true),
+                relativeTime: TimeText.relative(spot.spottedAt, now: now), machineTime: TimeText.utc(spot.spottedAt, machine: true),
                 undoAction: spot.userID == viewer ? undo.path(game.id, spot.id) : nil)
         }
         return PlateBoardPage.Model(

@@ -42,8 +42,8 @@ enum FriendRoutes {
                 var audiences: [(Int64, [Int64])] = []
                 for id in unshared { audiences.append((id, try TallyStore.audience(tx, tallyID: id))) }
                 tx.afterCommit {
-                    for (id, audience) in audiences { TallyRoutes.publishChange(app, tallyID: id, audience: audience + [user.id, friendID]) }
-                    TallyRoutes.publishListChanged(app, users: [user.id, friendID])
+                    for (id, audience) in audiences { TallyLive.publishChange(app, tallyID: id, audience: audience + [user.id, friendID]) }
+                    TallyLive.publishListChanged(app, users: [user.id, friendID])
                 }
             }
             return .redirect(to: index.path())

@@ -26,7 +26,7 @@ enum TalliesFeature {
         ]
         feature.purge = { [unowned app] tx, userID in
             let affected = try TallyStore.purge(tx, userID: userID)
-            tx.afterCommit { TallyRoutes.publishListChanged(app, users: affected) }
+            tx.afterCommit { TallyLive.publishListChanged(app, users: affected) }
         }
         feature.dashboard = DashboardSection(
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts
@@ -34,8 +34,7 @@ enum TalliesFeature {
             let (items, sort) = try TallyRoutes.listItems(context, user: user)
             return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken)
         }
-        let scheduler = TallyResetScheduler(app: app)
-        feature.tasks = [BackgroundTask("tally-resets", start: { scheduler.start() }, stop: { scheduler.stop() })]
+        feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask]
         return feature
     }
 }

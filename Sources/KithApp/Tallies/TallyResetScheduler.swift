@@ -20,7 +20,6 @@ final class TallyResetScheduler: Sendable {
     /// Unowned: the app holds the scheduler (through its background
     /// tasks) and outlives it.
     private unowned let app: KithApp
-    private let loop = DigestSweeper(interval: interval, name: "kith-resets")
 
     init(app: KithApp) {
         self.app = app
@@ -59,7 +58,7 @@ final class TallyResetScheduler: Sendable {
                 }
                 let app = self.app
                 tx.afterCommit {
-                    for (id, audience) in reset { TallyRoutes.publishChange(app, tallyID: id, audience: audience) }
+                    for (id, audience) in reset { TallyLive.publishChange(app, tallyID: id, audience: audience) }
                 }
                 return (due.count, reset)
             }
@@ -68,9 +67,9 @@ final class TallyResetScheduler: Sendable {
         }
     }
 
-    func start() {
-        let app = self.app
-        loop.start { [self] in
+    /// The thread that ticks every `interval` seconds, once at start.
+    func periodicTask() -> PeriodicTask {
+        PeriodicTask("tally-resets", every: Self.interval) { [self] in
             do {
                 try tick(now: app.now)
             } catch {
@@ -78,6 +77,4 @@ final class TallyResetScheduler: Sendable {
             }
         }
     }
-
-    func stop() { loop.stop() }
 }

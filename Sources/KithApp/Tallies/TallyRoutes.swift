@@ -71,7 +71,7 @@ enum TallyRoutes {
             let app = context.app
             try app.database.write { tx in
                 try TallyStore.setSort(tx, userID: user.id, sort: sort)
-                tx.afterCommit { publishListChanged(app, users: [user.id]) }
+                tx.afterCommit { TallyLive.publishListChanged(app, users: [user.id]) }
             }
             return .redirect(to: HomeRoutes.home.path())
         }
@@ -160,19 +160,6 @@ enum TallyRoutes {
     /// The full-screen view's fragments for one tally.
     static func faceFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyPeople(id)] }
 
-    /// Tells every page showing the tally that it changed: full-screen views
-    /// on its own topic, and each person's list on theirs (so a list page
-    /// follows one topic however many tallies it shows).
-    static func publishChange(_ app: KithApp, tallyID: Int64, audience: [Int64]) {
-        app.live.publish(topic: Tally.topic(tallyID), fragments: faceFragments(tallyID))
-        for user in Set(audience).sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: [FragmentID.tallyRow(tallyID)]) }
-    }
-
-    /// A tally joined or left these people's lists: the whole list refreshes.
-    static func publishListChanged(_ app: KithApp, users: Set<Int64>) {
-        for user in users.sorted() { app.live.publish(topic: Tally.listTopic(user), fragments: [FragmentID.tallyList]) }
-    }
-
     // MARK: Changing a tally
 
     /// The common shape of a change: load (404 for outsiders), check the
@@ -202,7 +189,7 @@ enum TallyRoutes {
                         subject: subject, link: show.path(tally.id), recipients: audience),
                     in: tx)
             }
-            tx.afterCommit { publishChange(app, tallyID: tally.id, audience: audience) }
+            tx.afterCommit { TallyLive.publishChange(app, tallyID: tally.id, audience: audience) }
         }
         return try answer(context, user: user, tallyID: tally.id)
     }
@@ -230,18 +217,18 @@ enum TallyRoutes {
             try body(tx, tally, user)
             let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
             tx.afterCommit {
-                publishChange(app, tallyID: tally.id, audience: Array(after))
-                publishListChanged(app, users: before.symmetricDifference(after))
+                TallyLive.publishChange(app, tallyID: tally.id, audience: Array(after))
+                TallyLive.publishListChanged(app, users: before.symmetricDifference(after))
             }
         }
     }
 
-    /// From the page script (`X-Kith-Enhanced`), the fragment the form
+    /// From the page script (`RequestContext.isEnhanced`), the fragment the form
     /// named, rendered fresh; from a plain form, a redirect to where it was.
     static func answer(_ context: RequestContext, user: User, tallyID: Int64) throws -> Response {
         let form = context.request.form
         let back = show.path(tallyID)
-        if context.request.headers["X-Kith-Enhanced"] != nil,
+        if context.isEnhanced,
             let tally = try context.app.database.read({ try TallyStore.tally($0, id: tallyID, viewerID: user.id) })
         {
             switch form["fragment"] {
@@ -358,7 +345,7 @@ enum TallyRoutes {
                 name: cleanName(state.values["name"]!), count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
                 nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
             let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
-            tx.afterCommit { publishListChanged(app, users: Set(shares.keys).union([user.id])) }
+            tx.afterCommit { TallyLive.publishListChanged(app, users: Set(shares.keys).union([user.id])) }
             return id
         }
         return .redirect(to: show.path(id))
@@ -449,11 +436,11 @@ enum TallyRoutes {
         }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
-        var updated = "Updated \(SettingsRoutes.relative(tally.updatedAt, now: now))"
+        var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
         if let by = tally.updatedBy { updated += " by \(by.id == user.id ? "you" : by.displayName)" } else if tally.version > 1 { updated += " by Kith" }
         return TallyPages.FullModel(
             item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
-            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(LocalTime.format($0, zone: zone, withYear: true).human) (\(zone))." },
+            schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(TimeText.local($0, zone: zone, withYear: true).human) (\(zone))." },
             updated: updated,
             people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },

@@ -2,36 +2,44 @@ import Glibc
 import KithHTTP
 import Synchronization
 
-/// The thread that runs the digest sweep every few seconds. A plain pthread
-/// sleeping on a `Monitor`: each sweep does blocking SQLite writes, which
-/// must stay off Swift's cooperative pool. The first sweep runs at start, so
-/// digests that fell due while the server was down go out at once.
-final class DigestSweeper: Sendable {
+/// Work repeated every `interval` seconds on a thread of its own, such as a
+/// sweep or a scheduler's tick. A plain pthread sleeping on a `Monitor`:
+/// the work does blocking SQLite writes, which must stay off Swift's
+/// cooperative pool. The first run is at start, so whatever fell due while
+/// the server was down is done at once.
+public final class PeriodicTask: Sendable {
     private struct State {
         var thread: pthread_t?
         var stopping = false
     }
 
-    let interval: Double
-    let name: String
+    /// Names the thread, and the background task built from it.
+    public let name: String
+    public let interval: Double
+    private let work: @Sendable () -> Void
     private let monitor = Monitor()
     private let state = Mutex(State())
 
-    /// `name` names the thread; other periodic jobs (tally resets) reuse this loop.
-    init(interval: Double, name: String = "kith-digests") {
-        self.interval = interval
+    public init(_ name: String, every interval: Double, _ work: @escaping @Sendable () -> Void) {
         self.name = name
+        self.interval = interval
+        self.work = work
+    }
+
+    /// Started with the server and stopped before the database closes.
+    public var backgroundTask: BackgroundTask {
+        BackgroundTask(name, start: { self.start() }, stop: { self.stop() })
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
-    /// Starts the thread; a second call does nothing.
-    func start(_ sweep: @escaping @Sendable () -> Void) {
+    /// Starts the thread; a second call, or one after `stop`, does nothing.
+    public func start() {
         state.withLock { state in
             guard state.thread == nil, !state.stopping else { return }
             state.thread = Threads.spawn(name: name) { [self] in
                 while !isStopping {
-                    sweep()
+                    work()
                     let stopping = monitor.withLock { () -> Bool in
                         // Checked under the monitor's lock, which `stop`
                         // takes to broadcast: the wake-up cannot be missed.
@@ -45,8 +53,8 @@ final class DigestSweeper: Sendable {
         }
     }
 
-    /// Wakes the thread and waits for it to finish its current sweep.
-    func stop() {
+    /// Wakes the thread and waits for it to finish its current run.
+    public func stop() {
         let thread = state.withLock { state -> pthread_t? in
             state.stopping = true
             defer { state.thread = nil }
