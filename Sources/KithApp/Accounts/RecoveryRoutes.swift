@@ -242,7 +242,7 @@ enum RecoveryRoutes {
 
         try app.database.write { tx in
             try AccountDeletion.delete(tx, user: user, purges: purges)
-            tx.afterCommit { app.live.closeStreams(viewerKey: RequestContext.viewerKey(for: user.id)) }
+            app.revokeEverything(of: user.id, after: tx)
         }
         context.setCookie(app.sessions.cleared())
         return .redirect(to: goodbye.path())

@@ -377,9 +377,7 @@ enum HostRoutes {
             let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
             if removed {
                 OccasionRoutes.changed(tx, app, occasionID: scope.id)
-                let live = app.live
-                let topic = scope.topic
-                tx.afterCommit { live.closeStreams(viewerKey: RequestContext.viewerKey(for: userID), topic: topic) }
+                app.revoke([userID], topic: scope.topic, after: tx)
             }
             return removed
         }

@@ -391,7 +391,8 @@ enum PlateRoutes {
         return .redirect(to: players.path(game.id))
     }
 
-    /// Takes someone out of a game and tells everyone still in it, and them.
+    /// Takes someone out of a game and tells everyone still in it, and them;
+    /// their open pages of the game are revoked.
     @discardableResult
     static func removePlayer(_ app: KithApp, game: Int64, userID: Int64) throws -> Bool {
         let now = app.now
@@ -399,6 +400,7 @@ enum PlateRoutes {
             let before = try PlateStore.playerIDs(tx, gameID: game)
             guard try leaveGame(tx, gameID: game, userID: userID, now: now, notifications: app.notifications) else { return false }
             tx.afterCommit { publish(app, gameID: game, members: before) }
+            app.revoke([userID], topic: topic(game), after: tx)
             return true
         }
     }

@@ -229,6 +229,8 @@ enum TallyRoutes {
             let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
             try body(tx, tally, user)
             let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            // Unshared, left or deleted: whoever no longer sees it stops hearing of it.
+            app.revoke(before.subtracting(after), topic: Tally.topic(tally.id), after: tx)
             tx.afterCommit {
                 publishChange(app, tallyID: tally.id, audience: Array(after))
                 publishListChanged(app, users: before.symmetricDifference(after))
