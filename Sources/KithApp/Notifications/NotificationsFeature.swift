@@ -12,7 +12,11 @@ enum NotificationsFeature {
                 return key == String(user.id)
             }
         ]
-        feature.purge = { tx, userID in try NotificationStore.purge(tx, userID: userID) }
+        // Only the person's own inbox changes, and their pages are revoked.
+        feature.purge = { tx, userID in
+            try NotificationStore.purge(tx, userID: userID)
+            return []
+        }
         return feature
     }
 }

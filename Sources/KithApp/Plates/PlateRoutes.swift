@@ -425,7 +425,13 @@ enum PlateRoutes {
     /// After a commit: the game's open boards and feeds refetch, and so do
     /// the dashboards of everyone in it.
     static func publish(_ app: KithApp, gameID: Int64, members: [Int64]) {
-        app.live.publish(topic: topic(gameID), fragments: [FragmentID.plateBoard, .plateFeed, .plateList])
-        for member in members { app.live.publish(topic: listTopic(member), fragments: [FragmentID.plateGames]) }
+        app.live.publish(invalidations(gameID: gameID, members: members))
+    }
+
+    /// What a change to a game invalidates: its own pages, and the
+    /// dashboards of `members`.
+    static func invalidations(gameID: Int64, members: [Int64]) -> [LiveInvalidation] {
+        [LiveInvalidation(topic: topic(gameID), fragments: [.plateBoard, .plateFeed, .plateList])]
+            + members.map { LiveInvalidation(topic: listTopic($0), fragments: [.plateGames]) }
     }
 }
