@@ -160,6 +160,7 @@ struct DeleteAccountTests {
             // The user row is still there for the hooks to hand things over.
             let present = try tx.queryValue("SELECT count(*) FROM users WHERE id = \(userID)", as: Int64.self)
             calls.withLock { $0.append("first:\(userID):\(present ?? 0)") }
+            return []
         }
         failing.register("second") { _, _ in throw HookFailed() }
         #expect(failing.names == ["first", "second"])
@@ -171,7 +172,10 @@ struct DeleteAccountTests {
         #expect(try countRows(app, "SELECT count(*) FROM sessions WHERE user_id = \(id)") == 1)
 
         let working = AccountPurge()
-        working.register("tally") { _, userID in calls.withLock { $0.append("tally:\(userID)") } }
+        working.register("tally") { _, userID in
+            calls.withLock { $0.append("tally:\(userID)") }
+            return []
+        }
         try app.app.database.write { tx in try AccountDeletion.delete(tx, user: user, purges: working) }
         #expect(calls.value.last == "tally:\(id)")
         #expect(try storedUserID(app, username: "hooked") == nil)

@@ -11,11 +11,9 @@ struct TestNote: Scope {
     let id: Int64
     let text: String
 
-    static func load(_ id: Int64, for user: User, in app: KithApp) throws -> TestNote? {
-        try app.database.read { db in
-            try db.queryOne("SELECT id, text FROM test_notes WHERE id = \(id) AND owner_id = \(user.id)").map {
-                TestNote(id: try $0.get("id"), text: try $0.get("text"))
-            }
+    static func load(_ id: Int64, for user: User, in db: some Queryable) throws -> TestNote? {
+        try db.queryOne("SELECT id, text FROM test_notes WHERE id = \(id) AND owner_id = \(user.id)").map {
+            TestNote(id: try $0.get("id"), text: try $0.get("text"))
         }
     }
 }

@@ -6,11 +6,14 @@ import Synchronization
 /// that a timeline entry keeps its place but loses its content; each feature
 /// registers a hook saying so, once, while the app is built. Every hook runs
 /// in the one write transaction that deletes the user, so a hook that throws
-/// leaves the account and everything of it exactly as it was.
+/// leaves the account and everything of it exactly as it was. Each returns
+/// the invalidations its changes mean for open pages (a member list, a
+/// board), published together once the deletion commits.
 public final class AccountPurge: Sendable {
     /// Removes, empties or hands over what the user (the id) had in one
-    /// feature, inside the deletion's transaction.
-    public typealias Hook = @Sendable (_ tx: Transaction, _ userID: Int64) throws -> Void
+    /// feature, inside the deletion's transaction; returns what others'
+    /// open pages must refetch.
+    public typealias Hook = @Sendable (_ tx: Transaction, _ userID: Int64) throws -> [LiveInvalidation]
 
     private let hooks = Mutex<[(name: String, hook: Hook)]>([])
 
@@ -29,22 +32,28 @@ public final class AccountPurge: Sendable {
     /// The registered hooks' names, in the order they run.
     public var names: [String] { hooks.withLock { $0.map(\.name) } }
 
-    /// Runs every hook for `userID` inside `tx`. The list is copied out
-    /// first, so a hook never runs while the registry is locked.
-    public func run(_ tx: Transaction, userID: Int64) throws {
+    /// Runs every hook for `userID` inside `tx` and returns all they would
+    /// invalidate. The list is copied out first, so a hook never runs while
+    /// the registry is locked.
+    public func run(_ tx: Transaction, userID: Int64) throws -> [LiveInvalidation] {
+        var invalidations: [LiveInvalidation] = []
         for entry in hooks.withLock({ $0 }) {
-            try entry.hook(tx, userID)
+            invalidations += try entry.hook(tx, userID)
         }
+        return invalidations
     }
 }
 
 /// Deleting an account, which is final: every feature's purge hook, then the
 /// user row with its sessions, recovery codes and sign-in links, and the
-/// throttle's record of failed sign-ins under the username.
+/// throttle's record of failed sign-ins under the username. Returns the
+/// hooks' invalidations, for the caller to publish after its commit.
 enum AccountDeletion {
-    static func delete(_ tx: Transaction, user: User, purges: AccountPurge) throws {
-        try purges.run(tx, userID: user.id)
+    @discardableResult
+    static func delete(_ tx: Transaction, user: User, purges: AccountPurge) throws -> [LiveInvalidation] {
+        let invalidations = try purges.run(tx, userID: user.id)
         try RecoveryStore.deleteUser(tx, userID: user.id, failureScope: user.username.map(failureScope(username:)))
+        return invalidations
     }
 
     /// The throttle's scope for a username, as sign-in writes it.

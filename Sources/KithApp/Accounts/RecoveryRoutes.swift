@@ -241,8 +241,10 @@ enum RecoveryRoutes {
         }
 
         try app.database.write { tx in
-            try AccountDeletion.delete(tx, user: user, purges: purges)
-            tx.afterCommit { app.live.closeStreams(viewerKey: RequestContext.viewerKey(for: user.id)) }
+            let invalidations = try AccountDeletion.delete(tx, user: user, purges: purges)
+            // Others' pages of what the person was in refetch; theirs end.
+            tx.afterCommit { app.live.publish(invalidations) }
+            app.revokeEverything(of: user.id, after: tx)
         }
         context.setCookie(app.sessions.cleared())
         return .redirect(to: goodbye.path())

@@ -20,7 +20,8 @@ public struct Feature: Sendable {
     public var topics: [TopicKind] = []
     public var invites: [InviteKind] = []
     public var notifications: [NotificationKind] = []
-    /// What deleting an account means to it, inside the deletion's transaction.
+    /// What deleting an account means to it, inside the deletion's
+    /// transaction, and what that invalidates on others' open pages.
     public var purge: AccountPurge.Hook?
     public var dashboard: DashboardSection?
     /// Threads started with the server and stopped before the database closes.

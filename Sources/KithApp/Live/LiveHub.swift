@@ -265,12 +265,13 @@ public final class LiveHub: Sendable {
         for subscriber in streams { subscriber.sink.close() }
     }
 
-    /// Ends the viewer's streams that follow `topic`: someone removed from
-    /// an occasion or a game stops hearing about it at once. The page's
-    /// script reconnects, and the topic's rule now refuses them.
-    public func closeStreams(viewerKey: String, topic: String) {
+    /// Ends the viewer's streams that follow `topic` (all of them when nil),
+    /// saying `revoked` first: someone whose access ended stops hearing at
+    /// once, the page reloads, and the topic's rule now refuses them.
+    /// Features call it through `KithApp.revoke`, after their commit.
+    public func closeStreams(viewerKey: String, topic: String?) {
         let streams = state.withLock { state -> [Subscriber] in
-            let list = (state.viewers[viewerKey] ?? []).filter { $0.topics.contains(topic) }
+            let list = (state.viewers[viewerKey] ?? []).filter { topic.map($0.topics.contains) ?? true }
             for subscriber in list { Self.remove(subscriber, from: &state) }
             return list
         }

@@ -12,7 +12,11 @@ enum NotificationsFeature {
                 return key == String(user.id)
             }
         ]
-        feature.purge = { tx, userID in try NotificationStore.purge(tx, userID: userID) }
+        // Only the person's own inbox changes, and their pages are revoked.
+        feature.purge = { tx, userID in
+            try NotificationStore.purge(tx, userID: userID)
+            return []
+        }
         feature.viewerBadge = ViewerBadge(topics: { [Notifications.topic(for: $0.id)] }) { viewer, user, app in
             // A failed count shows no badge rather than failing the page.
             viewer.unreadCount = (try? app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }) ?? 0

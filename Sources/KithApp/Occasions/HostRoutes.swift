@@ -61,7 +61,8 @@ enum HostRoutes {
         let scope = try host(context)
         if open { try scope.requireOpen() }
         let app = context.app
-        try app.database.write { tx in
+        try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
+            try scope.require(\.canManage, "Only the host can do that.")
             try change(tx, scope)
             OccasionRoutes.changed(tx, app, occasionID: scope.id)
         }
@@ -323,7 +324,7 @@ enum HostRoutes {
             return try render(context, forms: Forms(points: reader.state), status: .unprocessableContent)
         }
         let app = context.app
-        let outcome = try app.database.write { tx in
+        let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let outcome = try OccasionStore.adjust(tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
             if outcome == .adjusted { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
             return outcome
@@ -356,7 +357,7 @@ enum HostRoutes {
             throw HTTPError(.unprocessableContent, "Choose who should take over as host.")
         }
         let app = context.app
-        try app.database.write { tx in
+        try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             // Both halves or neither: the throw rolls back the first.
             guard try OccasionStore.handOver(tx, occasionID: scope.id, from: scope.viewer.userID, to: newHost) else {
                 throw HTTPError(.unprocessableContent, "Only a contributor in this occasion can take over as host.")
@@ -373,13 +374,11 @@ enum HostRoutes {
             throw HTTPError(.conflict, "You can't remove yourself. Hand the host role to someone else first.")
         }
         let app = context.app
-        let removed = try app.database.write { tx in
+        let removed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
             if removed {
                 OccasionRoutes.changed(tx, app, occasionID: scope.id)
-                let live = app.live
-                let topic = scope.topic
-                tx.afterCommit { live.closeStreams(viewerKey: RequestContext.viewerKey(for: userID), topic: topic) }
+                app.revoke([userID], topic: scope.topic, after: tx)
             }
             return removed
         }

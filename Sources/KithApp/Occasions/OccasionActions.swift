@@ -62,7 +62,7 @@ enum OccasionActions {
         guard reader.isValid, let proofKind else {
             return try OccasionPages.challenge(context, form: reader.state, status: .unprocessableContent)
         }
-        let completed = try app.database.write { tx in
+        let completed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let done = try OccasionStore.complete(
                 tx, occasionID: scope.id, challengeID: challengeID,
                 proof: .init(option: option, kind: proofKind.rawValue, text: text.isEmpty ? nil : text), byHost: false, now: app.now)
@@ -89,7 +89,7 @@ enum OccasionActions {
         try scope.require(\.canPlay, "The classified files are for \(scope.occasion.celebrantName) to open.")
         try scope.requireOpen()
         let app = context.app
-        try app.database.write { tx in
+        try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             if try OccasionStore.discoverDares(tx, occasionID: scope.id, now: app.now) > 0 {
                 OccasionRoutes.changed(tx, app, occasionID: scope.id)
             }
@@ -106,7 +106,7 @@ enum OccasionActions {
         else { throw HTTPError.notFound() }
         try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can unlock gifts. The host can unlock one from the host panel.")
         try scope.requireOpen()
-        let outcome = try app.database.write { tx in
+        let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: giftID, byHost: false, now: app.now)
             if outcome == .unlocked { try unlocked(tx, app, scope: scope, gift: gift) }
             return outcome
@@ -153,7 +153,7 @@ enum OccasionActions {
             return try OccasionPages.dare(context, form: reader.state, status: .unprocessableContent)
         }
         let app = context.app
-        let saved = try app.database.write { tx in
+        let saved = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let saved = try OccasionStore.saveDare(
                 tx, occasionID: scope.id, authorID: scope.viewer.userID, title: title, description: description, points: points,
                 now: app.now)
@@ -178,7 +178,7 @@ enum OccasionActions {
         var reader = FormReader(context.request.form)
         let body = reader.text("body", label: "your letter", max: 20000, required: hasMedia ? nil : "Write your letter first.")
         guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }
-        let saved = try app.database.write { tx in
+        let saved = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: body, now: app.now)
         }
         guard saved else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
@@ -190,7 +190,7 @@ enum OccasionActions {
         try scope.require(\.canContribute, "Gifts are made for you, not by you.")
         try scope.requireOpen()
         let app = context.app
-        let sent = try app.database.write { tx in
+        let sent = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             guard try OccasionStore.submit(tx, occasionID: scope.id, authorID: scope.viewer.userID, now: app.now) else { return false }
             try OccasionNews.tell(
                 tx, app, kind: OccasionNews.giftSent, scope: scope, subject: "a gift", roles: [.host], link: HostRoutes.panel.path(scope.id))
@@ -210,7 +210,7 @@ enum OccasionActions {
         try scope.require(\.canContribute, "Gifts are made for you, not by you.")
         try scope.requireOpen()
         let app = context.app
-        let withdrawn = try app.database.write { tx in
+        let withdrawn = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let done = try OccasionStore.withdraw(tx, occasionID: scope.id, authorID: scope.viewer.userID)
             if done { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
             return done
@@ -245,7 +245,7 @@ enum OccasionActions {
         var reader = FormReader(context.request.form)
         let reason = reader.text("reason", label: "the reason", max: 500)
         guard reader.isValid else { throw HTTPError(.unprocessableContent, reader.state.errors["reason"] ?? "Please check the reason.") }
-        try app.database.write { tx in
+        try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             try OccasionStore.report(
                 tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
                 now: app.now)

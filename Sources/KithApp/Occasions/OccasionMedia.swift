@@ -79,7 +79,7 @@ enum OccasionMedia {
             guard let refusal = error as? HTTPError, refusal.status.code < 500 else { throw error }
             return try OccasionPages.ownGift(context, form: nil, status: refusal.status, uploadError: refusal.message)
         }
-        let outcome = try app.database.write { tx in
+        let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             try OccasionMediaStore.attachToDraft(
                 tx, occasionID: scope.id, authorID: scope.viewer.userID, files: stored, as: giftKind,
                 durationMs: kind == .photo ? nil : duration, media: app.media, now: app.now)
@@ -99,7 +99,7 @@ enum OccasionMedia {
         try scope.require(\.canContribute, "Gifts are made for you, not by you.")
         let mediaID = try context.request.parameter("media", as: Int64.self)
         let app = context.app
-        let removed = try app.database.write { tx in
+        let removed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             try OccasionMediaStore.removeFromDraft(
                 tx, occasionID: scope.id, authorID: scope.viewer.userID, mediaID: mediaID, media: app.media)
         }

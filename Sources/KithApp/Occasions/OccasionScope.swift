@@ -1,4 +1,5 @@
 import KithHTTP
+import KithStorage
 
 /// An occasion as the viewer may see it. `load` is the one place that
 /// decides: a member gets the occasion with their role, everyone else nil,
@@ -12,13 +13,11 @@ public struct OccasionScope: Scope {
     public var role: OccasionRole { viewer.role }
     public var id: Int64 { occasion.id }
 
-    public static func load(_ id: Int64, for user: User, in app: KithApp) throws -> OccasionScope? {
-        try app.database.read { db in
-            guard let occasion = try OccasionStore.occasion(db, id: id),
-                let member = try OccasionStore.membership(db, occasionID: id, userID: user.id)
-            else { return nil }
-            return OccasionScope(occasion: occasion, viewer: member)
-        }
+    public static func load(_ id: Int64, for user: User, in db: some Queryable) throws -> OccasionScope? {
+        guard let occasion = try OccasionStore.occasion(db, id: id),
+            let member = try OccasionStore.membership(db, occasionID: id, userID: user.id)
+        else { return nil }
+        return OccasionScope(occasion: occasion, viewer: member)
     }
 
     // MARK: What this member may see

@@ -39,6 +39,7 @@ enum OccasionsFeature {
         let media = app.media
         let clock = app.configuration.clock
         feature.purge = { tx, userID in
+            let memberOf = try OccasionStore.occasions(tx, userID: userID).map(\.id)
             let emptied = try OccasionStore.purge(tx, userID: userID)
             // Their proofs and uploads go now, not by the user row's cascade
             // later, so the files can be collected in this transaction.
@@ -47,6 +48,11 @@ enum OccasionsFeature {
                 for kind in [OccasionRoutes.contributorInvite, OccasionRoutes.celebrantInvite] {
                     try InviteStore.retire(tx, kind: kind, targetID: occasionID, now: clock())
                 }
+            }
+            // The occasions still going lost a member, and perhaps dares,
+            // gifts and a host: their open pages refetch.
+            return memberOf.filter { !emptied.contains($0) }.map {
+                LiveInvalidation(topic: OccasionRoutes.topic($0), fragments: [OccasionRoutes.liveFragment])
             }
         }
         return feature

@@ -47,8 +47,8 @@ public struct PlateGameScope: Scope {
     public let role: PlateRole
     public let userID: Int64
 
-    public static func load(_ id: Int64, for user: User, in app: KithApp) throws -> PlateGameScope? {
-        try app.database.read { try PlateStore.scope($0, gameID: id, userID: user.id) }
+    public static func load(_ id: Int64, for user: User, in db: some Queryable) throws -> PlateGameScope? {
+        try PlateStore.scope(db, gameID: id, userID: user.id)
     }
 
     /// The live topic every page of this game follows.

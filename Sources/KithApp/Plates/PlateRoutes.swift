@@ -94,7 +94,8 @@ enum PlateRoutes {
             guard game.role.canRotateCode else { throw HTTPError.forbidden("Only the host can change the invite code.") }
             let app = context.app
             let now = app.now
-            try app.database.write { tx in
+            try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+                guard game.role.canRotateCode else { throw HTTPError.forbidden("Only the host can change the invite code.") }
                 _ = try app.invites.rotate(tx, kind: inviteKind, targetID: game.id, by: game.userID, now: now)
             }
             return .redirect(to: players.path(game.id))
@@ -109,8 +110,9 @@ enum PlateRoutes {
                     context: frame(context), gameName: game.name, action: leave.path(game.id), board: show.path(game.id), lastPlayer: count == 1))
         }
         Endpoint(leave) { context in
-            let game = try context.load(PlateGameScope.self, parameter: "game")
-            try removePlayer(context.app, game: game.id, userID: game.userID)
+            _ = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+                try removePlayer(tx, context.app, game: game.id, userID: game.userID)
+            }
             return .redirect(to: "/")
         }
     }
@@ -309,7 +311,10 @@ enum PlateRoutes {
         let (settings, state) = validate(context.request.form)
         guard let settings else { return try playersPage(context, game, form: state, status: .unprocessableContent) }
         let app = context.app
-        try app.database.write { tx in
+        try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+            guard game.role.canRename, game.role.canSwitchMode, game.role.canChangeRules else {
+                throw HTTPError.forbidden("Only the host can change the game's settings.")
+            }
             try PlateStore.update(tx, gameID: game.id, name: settings.name, ruleset: settings.ruleset)
             try PlateStore.setMode(tx, gameID: game.id, mode: settings.mode)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
@@ -326,7 +331,8 @@ enum PlateRoutes {
             throw HTTPError(.unprocessableContent, "Choose competitive or collaborative.")
         }
         let app = context.app
-        try app.database.write { tx in
+        try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+            guard game.role.canSwitchMode else { throw HTTPError.forbidden("Only the host can switch how the game is played.") }
             try PlateStore.setMode(tx, gameID: game.id, mode: mode)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
             tx.afterCommit { publish(app, gameID: game.id, members: members) }
@@ -341,7 +347,7 @@ enum PlateRoutes {
         let app = context.app
         let now = app.now
         let board = show.path(game.id)
-        let spotted = try app.database.write { tx -> Bool in
+        let spotted = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> Bool in
             guard let region = try PlateStore.region(tx, code: code, ruleset: game.ruleset) else { return false }
             // Spotting twice is harmless: nothing new, nobody told again.
             if try PlateStore.spot(tx, gameID: game.id, userID: user.id, region: region.code, now: now) {
@@ -364,7 +370,7 @@ enum PlateRoutes {
         let game = try context.load(PlateGameScope.self, parameter: "game")
         let spotID = try context.request.parameter("spot", as: Int64.self)
         let app = context.app
-        let region = try app.database.write { tx -> String in
+        let region = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> String in
             guard let found = try PlateStore.spot(tx, id: spotID, gameID: game.id) else { throw HTTPError.notFound("That spot isn't in this game.") }
             guard found.userID == game.userID, try PlateStore.undo(tx, spotID: spotID, gameID: game.id, userID: game.userID) else {
                 throw HTTPError.forbidden("You can only undo your own spots.")
@@ -385,22 +391,23 @@ enum PlateRoutes {
         guard playerID != game.userID else {
             throw HTTPError(.unprocessableContent, "To step away from your own game, leave it instead.")
         }
-        guard try removePlayer(context.app, game: game.id, userID: playerID) else {
-            throw HTTPError.notFound("That person isn't in this game.")
+        let removed = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+            guard game.role.canRemovePlayers else { throw HTTPError.forbidden("Only the host can remove players.") }
+            return try removePlayer(tx, context.app, game: game.id, userID: playerID)
         }
+        guard removed else { throw HTTPError.notFound("That person isn't in this game.") }
         return .redirect(to: players.path(game.id))
     }
 
-    /// Takes someone out of a game and tells everyone still in it, and them.
+    /// Takes someone out of a game and tells everyone still in it, and them;
+    /// their open pages of the game are revoked.
     @discardableResult
-    static func removePlayer(_ app: KithApp, game: Int64, userID: Int64) throws -> Bool {
-        let now = app.now
-        return try app.database.write { tx in
-            let before = try PlateStore.playerIDs(tx, gameID: game)
-            guard try leaveGame(tx, gameID: game, userID: userID, now: now, notifications: app.notifications) else { return false }
-            tx.afterCommit { publish(app, gameID: game, members: before) }
-            return true
-        }
+    static func removePlayer(_ tx: Transaction, _ app: KithApp, game: Int64, userID: Int64) throws -> Bool {
+        let before = try PlateStore.playerIDs(tx, gameID: game)
+        guard try leaveGame(tx, gameID: game, userID: userID, now: app.now, notifications: app.notifications) else { return false }
+        tx.afterCommit { publish(app, gameID: game, members: before) }
+        app.revoke([userID], topic: topic(game), after: tx)
+        return true
     }
 
     /// A player leaves (or is removed, or deleted): their spots go, the host
@@ -418,7 +425,13 @@ enum PlateRoutes {
     /// After a commit: the game's open boards and feeds refetch, and so do
     /// the dashboards of everyone in it.
     static func publish(_ app: KithApp, gameID: Int64, members: [Int64]) {
-        app.live.publish(topic: topic(gameID), fragments: [FragmentID.plateBoard, .plateFeed, .plateList])
-        for member in members { app.live.publish(topic: listTopic(member), fragments: [FragmentID.plateGames]) }
+        app.live.publish(invalidations(gameID: gameID, members: members))
+    }
+
+    /// What a change to a game invalidates: its own pages, and the
+    /// dashboards of `members`.
+    static func invalidations(gameID: Int64, members: [Int64]) -> [LiveInvalidation] {
+        [LiveInvalidation(topic: topic(gameID), fragments: [.plateBoard, .plateFeed, .plateList])]
+            + members.map { LiveInvalidation(topic: listTopic($0), fragments: [.plateGames]) }
     }
 }

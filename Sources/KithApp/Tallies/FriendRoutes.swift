@@ -40,7 +40,12 @@ enum FriendRoutes {
                 guard try FriendStore.areFriends(tx, user.id, friendID) else { throw HTTPError.notFound("That person isn't on your friends list.") }
                 let unshared = try FriendStore.remove(tx, userID: user.id, friendID: friendID)
                 var audiences: [(Int64, [Int64])] = []
-                for id in unshared { audiences.append((id, try TallyStore.audience(tx, tallyID: id))) }
+                for id in unshared {
+                    let audience = try TallyStore.audience(tx, tallyID: id)
+                    audiences.append((id, audience))
+                    // Of the two, whoever is not the owner lost this tally.
+                    app.revoke(Set([user.id, friendID]).subtracting(audience), topic: Tally.topic(id), after: tx)
+                }
                 tx.afterCommit {
                     for (id, audience) in audiences { TallyLive.publishChange(app, tallyID: id, audience: audience + [user.id, friendID]) }
                     TallyLive.publishListChanged(app, users: [user.id, friendID])

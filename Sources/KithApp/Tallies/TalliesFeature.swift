@@ -24,9 +24,9 @@ enum TalliesFeature {
                 "\(Notifications.listing(digest.actorNames)) changed \(digest.scopeTitle)"
             }
         ]
-        feature.purge = { [unowned app] tx, userID in
-            let affected = try TallyStore.purge(tx, userID: userID)
-            tx.afterCommit { TallyLive.publishListChanged(app, users: affected) }
+        feature.purge = { tx, userID in
+            // Their tallies left the lists of those they were shared with.
+            try TallyStore.purge(tx, userID: userID).sorted().map { LiveInvalidation(topic: Tally.listTopic($0), fragments: [.tallyList]) }
         }
         feature.dashboard = DashboardSection(
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts

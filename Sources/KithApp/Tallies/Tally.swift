@@ -60,8 +60,8 @@ public struct Tally: Scope, Sendable, Equatable {
         }
     }
 
-    public static func load(_ id: Int64, for user: User, in app: KithApp) throws -> Tally? {
-        try app.database.read { try TallyStore.tally($0, id: id, viewerID: user.id) }
+    public static func load(_ id: Int64, for user: User, in db: some Queryable) throws -> Tally? {
+        try TallyStore.tally(db, id: id, viewerID: user.id)
     }
 
     /// Changed by someone else since this viewer last looked: the row

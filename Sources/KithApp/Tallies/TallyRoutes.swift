@@ -135,7 +135,7 @@ enum TallyRoutes {
             let tally = try context.load(Tally.self, parameter: "tally")
             let muting = context.request.form["muted"] != "0"
             let notifications = context.app.notifications
-            try context.app.database.write { tx in
+            try context.write(Tally.self, parameter: "tally") { tx, tally in
                 let scope = Tally.topic(tally.id)
                 if muting { try notifications.mute(scope: scope, for: user.id, in: tx) } else { try notifications.unmute(scope: scope, for: user.id, in: tx) }
             }
@@ -177,8 +177,8 @@ enum TallyRoutes {
         guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
         let app = context.app
         let now = app.now
-        try app.database.write { tx in
-            try recheck(tx, tally: tally, user: user, allowed: allowed)
+        try context.write(Tally.self, parameter: "tally") { tx, tally in
+            guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden("You can no longer change this tally.") }
             let subject = try body(tx, tally, user, now)
             let audience = try TallyStore.audience(tx, tallyID: tally.id)
             if let subject {
@@ -194,13 +194,6 @@ enum TallyRoutes {
         return try answer(context, user: user, tallyID: tally.id)
     }
 
-    /// The access decision again, inside the write: a share removed between
-    /// loading the tally and writing must not let the write through.
-    static func recheck(_ tx: Transaction, tally: Tally, user: User, allowed: KeyPath<TallyRole, Bool>) throws {
-        guard let current = try TallyStore.tally(tx, id: tally.id, viewerID: user.id) else { throw HTTPError.notFound() }
-        guard current.role[keyPath: allowed] else { throw HTTPError.forbidden("You can no longer change this tally.") }
-    }
-
     /// A change to who sees the tally (sharing, leaving, deleting): those
     /// who still see it refresh it, and the lists of those who gained or
     /// lost it refresh whole.
@@ -211,11 +204,13 @@ enum TallyRoutes {
         let tally = try context.load(Tally.self, parameter: "tally")
         guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden(refusal) }
         let app = context.app
-        try app.database.write { tx in
-            try recheck(tx, tally: tally, user: user, allowed: allowed)
+        try context.write(Tally.self, parameter: "tally") { tx, tally in
+            guard tally.role[keyPath: allowed] else { throw HTTPError.forbidden("You can no longer change this tally.") }
             let before = Set(try TallyStore.audience(tx, tallyID: tally.id))
             try body(tx, tally, user)
             let after = Set(try TallyStore.audience(tx, tallyID: tally.id))
+            // Unshared, left or deleted: whoever no longer sees it stops hearing of it.
+            app.revoke(before.subtracting(after), topic: Tally.topic(tally.id), after: tx)
             tx.afterCommit {
                 TallyLive.publishChange(app, tallyID: tally.id, audience: Array(after))
                 TallyLive.publishListChanged(app, users: before.symmetricDifference(after))
