@@ -185,8 +185,17 @@ public final class WebDriverSession {
     }
 
     /// Clicks the first element matching `selector`, as a person would.
+    /// Live pages swap fragments in at any moment, so an element found a
+    /// moment ago may be gone by the click: find it again and retry.
     public func click(_ selector: String) throws {
-        try command("POST", "/element/\(try element(selector))/click", [:])
+        for attempt in 1...5 {
+            do {
+                try command("POST", "/element/\(try element(selector))/click", [:])
+                return
+            } catch let error as WebDriverError where error.error == "stale element reference" && attempt < 5 {
+                usleep(50_000)
+            }
+        }
     }
 
     /// The rendered text of the first element matching `selector`.

@@ -82,13 +82,13 @@ enum TallyRoutes {
             return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), returnTo: links.home, csrfToken: context.csrfToken))
         }
         Endpoint(face) { context in
-            let (user, tally) = try seen(context)
-            return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
+            let user = try context.requireUser()
+            let model = try fullModel(context, user: user, tallyID: try context.request.parameter("tally"))
+            return context.app.page(TallyPages.face(model, csrfToken: context.csrfToken))
         }
         Endpoint(people) { context in
             let user = try context.requireUser()
-            let tally = try context.load(Tally.self, parameter: "tally")
-            let model = try fullModel(context, user: user, tally: tally)
+            let model = try fullModel(context, user: user, tallyID: try context.request.parameter("tally"))
             return context.app.page(TallyPages.people(model, csrf: context.csrfToken))
         }
         Endpoint(increment) { context in
@@ -229,7 +229,7 @@ enum TallyRoutes {
             switch form["fragment"] {
             case "row": return context.app.page(TallyPages.row(item(tally, for: user, app: context.app), returnTo: links.home, csrfToken: context.csrfToken))
             case "face":
-                return context.app.page(TallyPages.face(try fullModel(context, user: user, tally: tally), csrfToken: context.csrfToken))
+                return context.app.page(TallyPages.face(try fullModel(context, user: user, tallyID: tally.id), csrfToken: context.csrfToken))
             default: break
             }
         }
@@ -409,26 +409,30 @@ enum TallyRoutes {
     }
 
     static func fullPage(_ context: RequestContext, user: User, tally loaded: Tally, form: FormState) throws -> Response {
-        // The cursor first, then the data (read again, and marked seen).
+        // The cursor first, then everything the page shows in one snapshot.
         var page = context.pageContext(topics: [Tally.topic(loaded.id)])
         page.stylesheets = stylesheets
         page.scripts = scripts
-        let (_, tally) = try seen(context)
-        var model = try fullModel(context, user: user, tally: tally)
+        var model = try fullModel(context, user: user, tallyID: loaded.id)
         model.form = form
         return context.app.page(TallyPages.full(context: page, model: model), status: form.isValid ? .ok : .unprocessableContent)
     }
 
-    static func fullModel(_ context: RequestContext, user: User, tally: Tally) throws -> TallyPages.FullModel {
+    /// The full view's model, read in one snapshot with the tally itself
+    /// (which is where access is decided: 404 for anyone it is not shared with).
+    static func fullModel(_ context: RequestContext, user: User, tallyID: Int64) throws -> TallyPages.FullModel {
         let app = context.app
-        let (sharedWith, friends, zone, muted) = try app.database.read { db in
-            (
+        let snapshot = try app.database.read { db -> (Tally, [(person: Tally.Person, role: TallyRole)], [Tally.Person], String, Bool)? in
+            guard let tally = try Tally.load(tallyID, for: user, in: db) else { return nil }
+            return (
+                tally,
                 try TallyStore.sharedWith(db, tallyID: tally.id),
                 tally.role.canManage ? try FriendStore.friends(db, userID: user.id) : [],
                 try TallyStore.ownerTimeZone(db, tally: tally),
                 try NotificationStore.mutedScopes(db, userID: user.id, among: [Tally.topic(tally.id)]).isEmpty == false
             )
         }
+        guard let (tally, sharedWith, friends, zone, muted) = snapshot else { throw HTTPError.notFound() }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
         var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
