@@ -23,22 +23,14 @@ import tempfile
 import threading
 import time
 
+from benchkit import cpu_seconds, rss_kib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KITH = os.path.join(ROOT, ".build", "release", "kith")
 
 
 def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return rss_kib(pid) / 1024
 
 
 def connect(port, source=None, timeout=10):
@@ -105,7 +97,6 @@ def cookie_header(cookies):
 
 
 def start(data, extra=()):
-    port_file = None
     proc = subprocess.Popen([KITH, "serve", "--port", "0", "--data", data, "--quiet", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.time() + 30

@@ -18,32 +18,18 @@ import re
 import resource
 import signal
 import socket
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
 import urllib.request
 
+from benchkit import free_port, rss_kib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KITH_BUILD", os.path.join(ROOT, ".build", "release"))
 KITH = os.path.join(BUILD, "kith")
 BENCH = os.path.join(BUILD, "kith-bench")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def form_token(port):

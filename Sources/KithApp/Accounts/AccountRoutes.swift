@@ -155,8 +155,8 @@ enum AccountRoutes {
         let app = context.app
         let now = app.now
         let throttle = CredentialThrottle(context, username: username)
-        if let wait = try throttle.wait(app, now: now) {
-            form.formError = "Too many failed attempts. Please wait \(wait) before trying again."
+        if let refusal = try throttle.refusal(app, now: now) {
+            form.formError = refusal
             return again(.tooManyRequests)
         }
 

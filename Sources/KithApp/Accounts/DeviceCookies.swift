@@ -88,6 +88,12 @@ struct CredentialThrottle {
         try app.database.read { try Throttles.wait($0, budgets, now: now) }
     }
 
+    /// What to tell someone held back, or nil: one wording for every form
+    /// that checks a password or a recovery code.
+    func refusal(_ app: KithApp, now: Int64) throws -> String? {
+        try wait(app, now: now).map { "Too many failed attempts. Please wait \($0) before trying again." }
+    }
+
     func recordFailure(_ tx: Transaction, now: Int64) throws {
         try Throttles.record(tx, budgets, now: now)
     }

@@ -95,8 +95,8 @@ enum RecoveryRoutes {
         let app = context.app
         let now = app.now
         let throttle = CredentialThrottle(context, username: username)
-        if let wait = try throttle.wait(app, now: now) {
-            form.formError = "Too many failed attempts. Please wait \(wait) before trying again."
+        if let refusal = try throttle.refusal(app, now: now) {
+            form.formError = refusal
             return again(.tooManyRequests)
         }
 
@@ -219,8 +219,8 @@ enum RecoveryRoutes {
             // a borrowed, signed-in browser must not become a way to guess it.
             let now = app.now
             let throttle = CredentialThrottle(context, username: username)
-            if let wait = try throttle.wait(app, now: now) {
-                form.errors["password"] = "Too many failed attempts. Please wait \(wait) before trying again."
+            if let refusal = try throttle.refusal(app, now: now) {
+                form.errors["password"] = refusal
                 return again(.tooManyRequests)
             }
             // Verified before the write transaction: the writer is never held for Argon2.
