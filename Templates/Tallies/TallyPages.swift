@@ -86,16 +86,6 @@ public enum TallyPages {
         }
     }
 
-    /// A friend on the friends page, with where removing them posts.
-    public struct Friend: Sendable {
-        public var person: Person
-        public var removeURL: String
-        public init(person: Person, removeURL: String) {
-            self.person = person
-            self.removeURL = removeURL
-        }
-    }
-
     public enum Sort: String, Sendable {
         case updated, created
     }
@@ -478,44 +468,6 @@ public enum TallyPages {
                 \(sharing)
                 <div>\(Button.primary("Create tally"))</div>
                 </form>
-                </section>
-                """)
-    }
-
-    // MARK: Friends
-
-    public static func friends(context: PageContext, friends: [Friend], form: FormState, links: Links) -> HTML {
-        let list: HTML =
-            friends.isEmpty
-            ? EmptyState.render(title: "No friends yet", message: "Add someone by their username: you become friends both ways at once.")
-            : """
-                <ul class="friend-list stack" aria-label="Your friends">
-                \(friends.map { entry -> HTML in
-                    let friend = entry.person
-                    return """
-                    <li class="friend card cluster cluster--between">
-                    <span class="cluster">\(avatar(friend, label: "", size: 40))<span><strong>\(friend.name)</strong>\(friend.username.map { " <span class=\"muted\">@\($0)</span>" as HTML })</span></span>
-                    <form method="post"\(attribute: "action", entry.removeURL)>
-                    \(Layout.csrfField(context.csrfToken))
-                    <button class="button button--secondary button--small" type="submit"\(attribute: "aria-label", "Remove \(friend.name)")>Remove</button>
-                    </form>
-                    </li>
-                    """
-                })
-                </ul>
-                """
-        return Layout.page(
-            title: "Friends", context: context,
-            main: """
-                <section class="container container--narrow stack">
-                <header class="page-header"><h1>Friends</h1><p>Friends can share tallies with each other. Removing a friend stops every tally shared between you.</p></header>
-                \(form.summary(order: ["username"]))
-                <form class="card stack" method="post"\(attribute: "action", links.addFriend)>
-                \(Layout.csrfField(context.csrfToken))
-                \(FormField.text(name: "username", label: "Their username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "off"))
-                <div>\(Button.primary("Add friend"))</div>
-                </form>
-                \(list)
                 </section>
                 """)
     }

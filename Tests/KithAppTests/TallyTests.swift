@@ -56,6 +56,43 @@ struct FriendTests {
         #expect(try Tallies.post(bob.session, "/friends/\(ada.id)/remove").status == 404)
         #expect(try Tallies.post(bob.session, "/friends/notanumber/remove").status == 404)
     }
+
+    @Test("removing a friend with no tallies shared between the two changes only their friendship")
+    func removeWithNothingShared() throws {
+        let app = try Tallies.harness()
+        let ada = try Tallies.person(app, "ada")
+        let bob = try Tallies.person(app, "bob")
+        let cy = try Tallies.person(app, "cyd")
+        try Tallies.befriend(ada.session, "bob")
+        try Tallies.befriend(ada.session, "cyd")
+        try Tallies.befriend(bob.session, "cyd")
+        let adas = try Tallies.create(ada.session, name: "Ada's walks", shares: [(cy.id, "edit")])
+        _ = try Tallies.create(bob.session, name: "Bob's teas", shares: [(cy.id, "view")])
+        _ = try cy.session.get("/tallies/\(adas)")
+        let tallies = try tallyRows(app)
+
+        #expect(try Tallies.post(ada.session, "/friends/\(bob.id)/remove").status == 303)
+        #expect(try tallyRows(app) == tallies, "the tallies' hook found nothing to unshare")
+        let friendships = try app.app.database.read { db in
+            try db.query("SELECT user_id, friend_id FROM friendships ORDER BY 1, 2").map { [try $0.get("user_id") as Int64, try $0.get("friend_id") as Int64] }
+        }
+        #expect(friendships == [[ada.id, cy.id], [bob.id, cy.id], [cy.id, ada.id], [cy.id, bob.id]].sorted { ($0[0], $0[1]) < ($1[0], $1[1]) })
+    }
+
+    /// Every row of the tallies' tables, to prove a friendship ending left them alone.
+    func tallyRows(_ app: AppHarness) throws -> [String] {
+        try app.app.database.read { db in
+            var lines: [String] = []
+            for table in ["tallies", "tally_shares", "tally_views", "tally_list_preferences"] {
+                let columns = try db.query("SELECT name FROM pragma_table_info(\(table))").map { try $0.get("name") as String }
+                let select = columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
+                for row in try db.query("SELECT \(SQL.unsafeRaw(select)) AS line FROM \(identifier: table) ORDER BY 1") {
+                    lines.append(table + ": " + (try row.get("line") as String))
+                }
+            }
+            return lines
+        }
+    }
 }
 
 @Suite("Tallies")

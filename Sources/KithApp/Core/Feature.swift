@@ -3,7 +3,8 @@ import KithHTTP
 /// A feature as one declared value: everything it adds to Kith, in one
 /// place a reader can see whole. `KithApp` installs a list of them and Core
 /// never names one; a feature reaches other features only through what they
-/// declare here (an invite kind, a notification kind, a live topic).
+/// declare here (an invite kind, a notification kind, a live topic, an
+/// event it emits).
 ///
 /// Each feature folder has a `…Feature.swift` whose `make(_:)` builds the
 /// value from the app (for what depends on configuration, such as upload
@@ -23,6 +24,9 @@ public struct Feature: Sendable {
     /// What deleting an account means to it, inside the deletion's
     /// transaction, and what that invalidates on others' open pages.
     public var purge: AccountPurge.Hook?
+    /// What it does, inside another feature's write, when that feature
+    /// emits an event (see `FeatureEvents`).
+    public var events: [EventHandler] = []
     public var dashboard: DashboardSection?
     /// Threads started with the server and stopped before the database closes.
     public var tasks: [BackgroundTask] = []
@@ -140,6 +144,7 @@ extension KithApp {
         for kind in feature.invites { invites.register(kind) }
         for kind in feature.notifications { notifications.register(kind: kind.kind, wording: kind.wording) }
         if let purge = feature.purge { purges.register(feature.name, purge) }
+        for handler in feature.events { events.register(handler.event, handler.handle) }
         if let section = feature.dashboard {
             dashboard.register(
                 feature.name, order: section.order, topics: section.topics, stylesheets: section.stylesheets,

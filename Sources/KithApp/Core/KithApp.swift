@@ -25,6 +25,8 @@ public final class KithApp: HTTPResponder {
     /// What deleting an account means to each feature: every feature that
     /// keeps rows about a person registers a hook here.
     let purges = AccountPurge()
+    /// What features do when another emits an event, in its transaction.
+    let events = FeatureEvents()
     /// Uploaded photos, videos and voice notes on disk.
     public let media: MediaStore
     /// The signed-in home page, a section per feature.
@@ -83,7 +85,7 @@ public final class KithApp: HTTPResponder {
     /// What Kith is made of. Core names none of them: each declares itself.
     static let features: [@Sendable (KithApp) -> Feature] = [
         SystemFeature.make, HomeFeature.make, AccountsFeature.make, InvitesFeature.make, NotificationsFeature.make,
-        OccasionsFeature.make, TalliesFeature.make, PlatesFeature.make, SystemFeature.development,
+        OccasionsFeature.make, FriendsFeature.make, TalliesFeature.make, PlatesFeature.make, SystemFeature.development,
     ]
 
     /// The public address, with the real port once bound when none was configured.

@@ -1,9 +1,10 @@
 import KithHTTP
+import KithStorage
 import KithTemplates
 
-/// Tallies as one declared unit: routes (with friends, for now), the tally
-/// scope, the live topics of a tally and of a person's list, the change
-/// digest, the dashboard section, the purge and the reset scheduler.
+/// Tallies as one declared unit: routes, the tally scope, the live topics of
+/// a tally and of a person's list, the change digest, the dashboard section,
+/// the purge, what a friendship ending means and the reset scheduler.
 enum TalliesFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("tallies")
@@ -28,6 +29,7 @@ enum TalliesFeature {
             // Their tallies left the lists of those they were shared with.
             try TallyStore.purge(tx, userID: userID).sorted().map { LiveInvalidation(topic: Tally.listTopic($0), fragments: [.tallyList]) }
         }
+        feature.events = [EventHandler(FriendsFeature.friendshipEnded) { tx, userID, friendID in try friendshipEnded(app, tx, userID, friendID) }]
         feature.dashboard = DashboardSection(
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts
         ) { user, context in
@@ -36,5 +38,20 @@ enum TalliesFeature {
         }
         feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask]
         return feature
+    }
+
+    /// Tallies are shared between friends only, so parting stops every tally
+    /// shared between the two, both ways. Of the two, whoever is not a
+    /// tally's owner lost it: their streams on it end. Everyone who still
+    /// sees it refetches it, and both lists refresh whole.
+    static func friendshipEnded(_ app: KithApp, _ tx: Transaction, _ userID: Int64, _ friendID: Int64) throws -> [LiveInvalidation] {
+        let pair: Set<Int64> = [userID, friendID]
+        var invalidations: [LiveInvalidation] = []
+        for id in try TallyStore.unshare(tx, between: userID, and: friendID) {
+            let audience = try TallyStore.audience(tx, tallyID: id)
+            app.revoke(pair.subtracting(audience), topic: Tally.topic(id), after: tx)
+            invalidations += TallyLive.change(tallyID: id, audience: audience + pair)
+        }
+        return invalidations + TallyLive.listChanged(users: pair)
     }
 }

@@ -37,28 +37,7 @@ public struct Tally: Scope, Sendable, Equatable {
     public var seenVersion: Int64?
 
     /// Someone Kith shows beside a tally: owner, updater, friend.
-    public struct Person: Sendable, Equatable {
-        public var id: Int64
-        public var displayName: String
-        public var username: String?
-        public var avatar: String
-        public var avatarColour: String
-
-        /// From `id, display_name, username, avatar, avatar_colour` of `users`.
-        init(row: Row) throws {
-            self.init(
-                id: try row.get("id"), displayName: try row.get("display_name"), username: try row.get("username"),
-                avatar: try row.get("avatar"), avatarColour: try row.get("avatar_colour"))
-        }
-
-        init(id: Int64, displayName: String, username: String?, avatar: String, avatarColour: String) {
-            self.id = id
-            self.displayName = displayName
-            self.username = username
-            self.avatar = avatar
-            self.avatarColour = avatarColour
-        }
-    }
+    public typealias Person = Profile
 
     public static func load(_ id: Int64, for user: User, in db: some Queryable) throws -> Tally? {
         try TallyStore.tally(db, id: id, viewerID: user.id)

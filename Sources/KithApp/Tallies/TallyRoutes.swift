@@ -49,9 +49,6 @@ enum TallyRoutes {
     static let scripts = ["js/tallies.js"]
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
-
-        FriendRoutes.endpoints(app)
-
         Endpoint(new) { context in
             let user = try context.requireUser()
             return try newPage(context, user: user, form: FormState())
@@ -457,16 +454,6 @@ enum TallyRoutes {
     }
 
     static func person(_ person: Tally.Person, app: KithApp) -> TallyPages.Person {
-        TallyPages.Person(
-            id: person.id, name: person.displayName, username: person.username,
-            avatarURL: avatarURL(person.avatar, name: person.displayName, app: app), colour: colourID(person.avatarColour))
-    }
-
-    static func avatarURL(_ avatar: String, name: String, app: KithApp) -> String {
-        Avatars.avatarURL(avatar, displayName: name, assets: app.assets)
-    }
-
-    static func colourID(_ colour: String) -> String {
-        Avatars.colour(named: colour)?.id ?? "purple"
+        person.shown(in: app)
     }
 }

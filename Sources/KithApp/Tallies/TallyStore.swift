@@ -238,6 +238,22 @@ enum TallyStore {
             """)
     }
 
+    // MARK: Friends parting
+
+    /// Stops every share between two people, both ways: neither sees the
+    /// other's tallies any more (they stopped being friends). Returns the
+    /// tallies that stopped being shared.
+    static func unshare(_ tx: Transaction, between userID: Int64, and otherID: Int64) throws -> [Int64] {
+        let between: SQL = """
+            (user_id = \(otherID) AND tally_id IN (SELECT id FROM tallies WHERE owner_id = \(userID)))
+            OR (user_id = \(userID) AND tally_id IN (SELECT id FROM tallies WHERE owner_id = \(otherID)))
+            """
+        let unshared = try tx.query("SELECT tally_id FROM tally_shares WHERE \(between)").map { try $0.get("tally_id", as: Int64.self) }
+        try tx.execute("DELETE FROM tally_shares WHERE \(between)")
+        try tx.execute("DELETE FROM tally_views WHERE \(between)")
+        return unshared
+    }
+
     // MARK: Account deletion
 
     /// The tallies `userID` owns go (for everyone they were shared with);

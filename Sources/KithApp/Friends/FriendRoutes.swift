@@ -1,12 +1,17 @@
 import KithHTTP
 import KithTemplates
 
-/// Friends: add by username (mutual at once), remove (and with it every
-/// tally shared between the two, both ways, in the same transaction).
+/// Friends: add by username (mutual at once), remove (and with it, in the
+/// same transaction, whatever other features let the two share: they
+/// follow `FriendsFeature.friendshipEnded`).
 enum FriendRoutes {
     static let index = Route(.get, "/friends")
     static let add = Route(.post, "/friends")
     static let remove = Route(.post, "/friends/:user/remove")
+
+    /// The friend list and its avatar rings share the tallies' styles: the
+    /// same faces, drawn the same way.
+    static let stylesheets = ["css/tallies.css"]
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(index) { context in
@@ -38,18 +43,9 @@ enum FriendRoutes {
             let app = context.app
             try app.database.write { tx in
                 guard try FriendStore.areFriends(tx, user.id, friendID) else { throw HTTPError.notFound("That person isn't on your friends list.") }
-                let unshared = try FriendStore.remove(tx, userID: user.id, friendID: friendID)
-                var audiences: [(Int64, [Int64])] = []
-                for id in unshared {
-                    let audience = try TallyStore.audience(tx, tallyID: id)
-                    audiences.append((id, audience))
-                    // Of the two, whoever is not the owner lost this tally.
-                    app.revoke(Set([user.id, friendID]).subtracting(audience), topic: Tally.topic(id), after: tx)
-                }
-                tx.afterCommit {
-                    for (id, audience) in audiences { TallyLive.publishChange(app, tallyID: id, audience: audience + [user.id, friendID]) }
-                    TallyLive.publishListChanged(app, users: [user.id, friendID])
-                }
+                // Before the rows go, so a handler still sees the friendship.
+                try app.emit(FriendsFeature.friendshipEnded, tx, subject: user.id, other: friendID)
+                try FriendStore.remove(tx, userID: user.id, friendID: friendID)
             }
             return .redirect(to: index.path())
         }
@@ -62,12 +58,11 @@ enum FriendRoutes {
 
     static func page(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok, flash: [Flash] = []) throws -> Response {
         var frame = context.pageContext(flash: flash)
-        frame.stylesheets = TallyRoutes.stylesheets
+        frame.stylesheets = stylesheets
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(
-            TallyPages.friends(
-                context: frame,
-                friends: friends.map { TallyPages.Friend(person: TallyRoutes.person($0, app: context.app), removeURL: remove.path($0.id)) },
-                form: form, links: TallyRoutes.links), status: status)
+            FriendPages.friends(
+                context: frame, friends: friends.map { FriendPages.Friend(person: $0.shown(in: context.app), removeURL: remove.path($0.id)) },
+                form: form, addURL: add.path()), status: status)
     }
 }

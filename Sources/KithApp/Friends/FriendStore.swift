@@ -4,18 +4,18 @@ import KithStorage
 /// direction and always written and removed in pairs.
 enum FriendStore {
     enum AddOutcome: Equatable {
-        case added(Tally.Person)
+        case added(Profile)
         case unknown
         case yourself
-        case alreadyFriends(Tally.Person)
+        case alreadyFriends(Profile)
     }
 
-    static func friends(_ db: some Queryable, userID: Int64) throws -> [Tally.Person] {
+    static func friends(_ db: some Queryable, userID: Int64) throws -> [Profile] {
         try db.query("""
             SELECT u.id, u.display_name, u.username, u.avatar, u.avatar_colour
             FROM friendships f JOIN users u ON u.id = f.friend_id
             WHERE f.user_id = \(userID) ORDER BY u.display_name COLLATE NOCASE, u.id
-            """).map(Tally.Person.init(row:))
+            """).map(Profile.init(row:))
     }
 
     static func areFriends(_ db: some Queryable, _ a: Int64, _ b: Int64) throws -> Bool {
@@ -28,7 +28,7 @@ enum FriendStore {
         guard let row = try tx.queryOne(
             "SELECT id, display_name, username, avatar, avatar_colour FROM users WHERE username_key = \(key)")
         else { return .unknown }
-        let friend = try Tally.Person(row: row)
+        let friend = try Profile(row: row)
         if friend.id == userID { return .yourself }
         if try areFriends(tx, userID, friend.id) { return .alreadyFriends(friend) }
         try tx.execute("""
@@ -37,20 +37,11 @@ enum FriendStore {
         return .added(friend)
     }
 
-    /// Ends the friendship both ways, and with it every share between the
-    /// two: neither sees the other's tallies any more. Returns the tallies
-    /// that stopped being shared.
-    static func remove(_ tx: Transaction, userID: Int64, friendID: Int64) throws -> [Int64] {
-        let between: SQL = """
-            (user_id = \(friendID) AND tally_id IN (SELECT id FROM tallies WHERE owner_id = \(userID)))
-            OR (user_id = \(userID) AND tally_id IN (SELECT id FROM tallies WHERE owner_id = \(friendID)))
-            """
-        let unshared = try tx.query("SELECT tally_id FROM tally_shares WHERE \(between)").map { try $0.get("tally_id", as: Int64.self) }
-        try tx.execute("DELETE FROM tally_shares WHERE \(between)")
-        try tx.execute("DELETE FROM tally_views WHERE \(between)")
+    /// Ends the friendship both ways. What the two shared goes with it, but
+    /// that belongs to the features that shared it (`FriendsFeature.friendshipEnded`).
+    static func remove(_ tx: Transaction, userID: Int64, friendID: Int64) throws {
         try tx.execute("""
             DELETE FROM friendships WHERE (user_id = \(userID) AND friend_id = \(friendID)) OR (user_id = \(friendID) AND friend_id = \(userID))
             """)
-        return unshared
     }
 }
