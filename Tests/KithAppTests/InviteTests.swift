@@ -143,7 +143,7 @@ struct InviteTests {
 
         let empty = try visitor.post("/join/\(code)", [("display_name", ""), ("avatar", "fox"), ("time_zone", "UTC")], csrf: token)
         #expect(empty.status == 422)
-        #expect(empty.text.contains("Tell us what to call you."))
+        #expect(empty.text.contains("Enter your name."))
         #expect(try TestClubs.members(app, id) == 0)
         #expect(try app.app.database.read { try $0.queryValue("SELECT count(*) FROM users", as: Int64.self) } == 0)
 

@@ -101,7 +101,7 @@ struct OccasionEconomyTests {
         #expect(refused.text.contains("below zero"))
         let noReason = try party.post(party.host, "\(base)/host/points", [("delta", "5"), ("reason", "  ")], from: "\(base)/host")
         #expect(noReason.status == 422)
-        #expect(noReason.text.contains("Say why"))
+        #expect(noReason.text.contains("Enter the reason."))
         #expect(try party.post(party.host, "\(base)/host/points", [("delta", "-5"), ("reason", "Late")], from: "\(base)/host").status == 303)
         #expect(try party.balance() == 20)
         #expect(try party.derivedBalance() == 20)

@@ -74,7 +74,7 @@ struct OccasionInputTests {
         let before = try rowCounts(app)
         let cases: [(WebSession, String, String, [(String, String)], String)] = [
             (party.host, "/occasions", "/occasions/new", [("name", ""), ("kind", "wedding"), ("celebrant_name", "Alex"), ("date", "2026-02-30"), ("host_name", "H")],
-             "Give the occasion a name."),
+             "Enter the occasion name."),
             (party.host, "/occasions", "/occasions/new", [("name", "Typed name kept"), ("kind", "wedding"), ("celebrant_name", "Alex"), ("date", "2026-02-30"), ("host_name", "H")],
              "Enter the date as year-month-day"),
             (party.host, "/occasions", "/occasions/new", [("name", String(repeating: "é", count: 81)), ("kind", "birthday"), ("celebrant_name", "A"), ("date", "2026-01-01"), ("host_name", "H")],
@@ -84,11 +84,11 @@ struct OccasionInputTests {
             (party.host, "\(base)/host/challenges", "\(base)/host", [("title", "Typed name kept"), ("points", "ten"), ("difficulty", "easy"), ("category", "social")],
              "whole number"),
             (party.host, "\(base)/host/challenges", "\(base)/host", [("title", "Tab\u{0007}bell"), ("points", "10"), ("difficulty", "easy"), ("category", "social")],
-             "invisible characters"),
+             "has an invisible character in it"),
             (party.host, "\(base)/host/challenges", "\(base)/host", [("title", "Typed name kept"), ("points", "10"), ("difficulty", "extreme"), ("category", "social")],
              "Choose easy, medium or hard."),
             (party.contributors[0], "\(base)/dare", "\(base)/dare", [("title", "Typed name kept"), ("points", "500")], "between 5 and 50"),
-            (party.contributors[0], "\(base)/gift", "\(base)/gift", [("body", "   ")], "Write your letter first."),
+            (party.contributors[0], "\(base)/gift", "\(base)/gift", [("body", "   ")], "Enter your letter."),
             (party.host, "\(base)/host/dare-bounds", "\(base)/host", [("min", "30"), ("max", "10")], "at least the fewest"),
             (party.host, "\(base)/host/points", "\(base)/host", [("delta", "0"), ("reason", "Typed name kept")], "other than 0"),
         ]

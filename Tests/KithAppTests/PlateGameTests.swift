@@ -42,11 +42,11 @@ struct PlateGameTests {
         let app = try Plates.harness()
         let dad = try signUpMember(app, "dad", name: "Dad")
         let cases: [(name: String, mode: String, message: String?)] = [
-            ("", "collaborative", "Give the game a name."),
-            ("   \n ", "collaborative", "Give the game a name."),
-            (String(repeating: "a", count: 61), "collaborative", "Keep the name to 60 characters or fewer."),
-            (String(repeating: "é", count: 61), "competitive", "Keep the name to 60 characters or fewer."),
-            ("Road\u{7}Trip", "collaborative", "The name can&#39;t contain control characters."),
+            ("", "collaborative", "Enter the game name."),
+            ("   \n ", "collaborative", "Enter the game name."),
+            (String(repeating: "a", count: 61), "collaborative", "Keep the game name to 60 characters or fewer."),
+            (String(repeating: "é", count: 61), "competitive", "Keep the game name to 60 characters or fewer."),
+            ("Road\u{7}Trip", "collaborative", "The game name has an invisible character in it; please type it again."),
             ("Summer Road Trip", "chaos", "Choose how you play: together or a race."),
             ("Summer Road Trip", "", "Choose how you play: together or a race."),
         ]
@@ -66,10 +66,11 @@ struct PlateGameTests {
         let sixty = String(repeating: "é", count: 60)
         let game = try Plates.create(dad.session, name: "  " + sixty + "  ")
         #expect(try app.app.database.read { try $0.queryValue("SELECT name FROM plate_games WHERE id = \(game)", as: String.self) } == sixty)
-        // The database holds the line too, whatever a handler might do.
+        // The database holds a line too, whatever a handler might do: in code
+        // points, room for 60 Characters of up to 12 code points each.
         #expect(throws: DatabaseError.self) {
             try app.app.database.write { tx in
-                try tx.execute("UPDATE plate_games SET name = \(String(repeating: "x", count: 61)) WHERE id = \(game)")
+                try tx.execute("UPDATE plate_games SET name = \(String(repeating: "x", count: 60 * TextPolicy.scalarsPerCharacter + 1)) WHERE id = \(game)")
             }
         }
     }
@@ -288,7 +289,7 @@ struct PlateAccessTests {
         // The host can, and bad input gets a message, not a change.
         let bad = try dad.session.post("/games/\(game)/settings", [("name", ""), ("mode", "competitive")], csrf: try dad.session.token(from: "/games/\(game)/players"))
         #expect(bad.status == 422)
-        #expect(bad.text.contains("Give the game a name."))
+        #expect(bad.text.contains("Enter the game name."))
         #expect(try dad.session.post("/games/\(game)/mode", [("mode", "sideways")], csrf: try dad.session.token(from: "/games/\(game)")).status == 422)
         let saved = try dad.session.post(
             "/games/\(game)/settings", [("name", "Fall Foliage"), ("mode", "competitive"), ("dc", "on")],

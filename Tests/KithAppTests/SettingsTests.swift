@@ -102,8 +102,8 @@ struct SettingsProfileTests {
         let before = try storedUser(app, "maya")
 
         let cases: [(fields: [(String, String)], field: String, message: String)] = [
-            (profile(name: "", username: "maya"), "display_name", "Tell us what to call you."),
-            (profile(name: String(repeating: "x", count: 61), username: "maya"), "display_name", "Keep it to 60 characters or fewer."),
+            (profile(name: "", username: "maya"), "display_name", "Enter your name."),
+            (profile(name: String(repeating: "x", count: 61), username: "maya"), "display_name", "Keep your name to 60 characters or fewer."),
             (profile(username: ""), "username", "Choose a username."),
             (profile(username: "no spaces!"), "username", "Use only letters, digits, underscores and dots."),
             (profile(username: "ab"), "username", "A username is 3 to 30 characters long."),

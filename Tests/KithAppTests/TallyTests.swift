@@ -215,9 +215,9 @@ struct TallyTests {
             ("count", [("count", "twelve")], "Enter a whole number from 0 to 999,999,999."),
             ("count", [("count", "-1")], "Enter a whole number from 0 to 999,999,999."),
             ("count", [("count", "1000000000")], "Enter a whole number from 0 to 999,999,999."),
-            ("rename", [("name", "   ")], "Give the tally a name."),
-            ("rename", [("name", String(repeating: "x", count: 61))], "Keep the name to 60 characters or fewer."),
-            ("rename", [("name", "two\nlines")], "Keep the name on one line."),
+            ("rename", [("name", "   ")], "Enter the tally name."),
+            ("rename", [("name", String(repeating: "x", count: 61))], "Keep the tally name to 60 characters or fewer."),
+            ("rename", [("name", "bell\u{7}ring")], "The tally name has an invisible character in it; please type it again."),
             ("schedule", [("schedule", "weekly")], "Choose when the tally resets."),
             ("sharing", [("share-\(cast.stranger.id)", "edit")], "You can only share a tally with your friends."),
             ("sharing", [("share-\(cast.edit.id)", "admin")], "Choose not shared, can view or can edit for each friend."),
@@ -232,7 +232,7 @@ struct TallyTests {
 
         let created = try Tallies.post(cast.owner.session, "/tallies", [("name", ""), ("count", "lots"), ("schedule", "hourly")])
         #expect(created.status == 422)
-        for message in ["Give the tally a name.", "Enter a whole number", "Choose when the tally resets."] {
+        for message in ["Enter the tally name.", "Enter a whole number", "Choose when the tally resets."] {
             #expect(created.text.contains(message))
         }
         #expect(created.text.contains("value=\"lots\""), "what was typed comes back")

@@ -7,7 +7,7 @@ enum AccountRules {
     static let usernameLength = 3...30
     static let displayNameLength = 1...60
 
-    static let unreadable = "Some of that couldn't be read as text. Please type it again."
+    static let unreadable = FormMessages.unreadable
 
     /// Adds the "couldn't be read" message to each of these fields that
     /// arrived as bytes that are not text, over whatever else was said about it.
@@ -15,18 +15,14 @@ enum AccountRules {
         for name in fields where form.unreadable.contains(name) { errors[name] = unreadable }
     }
 
-    /// Trims, and refuses control characters: a name is shown to friends on
-    /// every page, so it must be one printable line.
+    /// A display name is shown to friends on every page, so it follows the
+    /// name policy every form uses. On a problem the value is what was typed,
+    /// so the form shows it again as it was.
     static func displayName(_ raw: String?) -> (value: String, error: String?) {
-        let value = (raw ?? "").trimmingWhitespace()
-        if value.isEmpty { return (value, "Tell us what to call you.") }
-        if value.count > displayNameLength.upperBound {
-            return (value, "Keep it to \(displayNameLength.upperBound) characters or fewer.")
-        }
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || ($0.properties.generalCategory == .format && $0 != "\u{200D}") }) {
-            return (value, "That name has invisible characters in it; please type it again.")
-        }
-        return (value, nil)
+        let raw = raw ?? ""
+        let (value, problem) = TextPolicy.name(raw, max: displayNameLength.upperBound)
+        guard let problem else { return (value, nil) }
+        return (raw, FormMessages.message(for: problem, label: "your name"))
     }
 
     static func username(_ raw: String?) -> (value: String, error: String?) {

@@ -3,8 +3,8 @@ import KithTemplates
 
 /// Reads a submitted form field by field, keeping what was typed and a
 /// message next to each field that is wrong, so the form can come back
-/// whole. Lengths count Unicode scalars, as SQLite's `length()` does in the
-/// schema's CHECKs: the two limits are the same limit.
+/// whole. Text goes through `TextPolicy` and its messages through
+/// `FormMessages`, so every feature's forms judge and phrase text alike.
 struct FormReader {
     let form: FormData
     private(set) var values: [String: String] = [:]
@@ -17,45 +17,43 @@ struct FormReader {
 
     mutating func fail(_ name: String, _ message: String) { errors[name] = errors[name] ?? message }
 
-    /// One printable line, trimmed. Empty is nil (or an error when `required` says what to ask).
-    mutating func line(_ name: String, label: String, max: Int, required: String? = nil) -> String? {
-        let value = (form[name] ?? "").trimmingWhitespace()
-        values[name] = value
-        if form.unreadable.contains(name) { fail(name, AccountRules.unreadable); return nil }
-        if value.isEmpty {
-            if let required { fail(name, required) }
-            return nil
-        }
-        if value.unicodeScalars.count > max { fail(name, "Keep \(label) to \(max) characters or fewer."); return nil }
-        if value.unicodeScalars.contains(where: Self.isInvisible) {
-            fail(name, "\(label.prefix(1).uppercased() + label.dropFirst()) has invisible characters in it; please type it again.")
-            return nil
-        }
-        return value
+    /// A name or other one-line text, cleaned by `TextPolicy.name`. Empty is
+    /// nil, or an error when `required`. `label` reads mid-sentence: "the
+    /// tally's name" makes "Enter the tally's name.".
+    mutating func line(_ name: String, label: String, max: Int, required: Bool = false) -> String? {
+        let raw = form[name] ?? ""
+        let (value, problem) = TextPolicy.name(raw, max: max)
+        if problem == .empty, !required, !form.unreadable.contains(name) { values[name] = ""; return nil }
+        return accept(name, raw: raw, value: value, problem: problem, label: label)
     }
 
-    /// Several lines of text (Markdown): line breaks and tabs are fine,
-    /// other control characters are not. Trailing whitespace is trimmed.
-    mutating func text(_ name: String, label: String, max: Int, required: String? = nil) -> String {
-        let value = (form[name] ?? "").replacingCRLF().trimmingWhitespace()
-        values[name] = value
-        if form.unreadable.contains(name) { fail(name, AccountRules.unreadable); return "" }
-        if value.isEmpty, let required { fail(name, required); return "" }
-        if value.unicodeScalars.count > max { fail(name, "Keep \(label) to \(max) characters or fewer."); return value }
-        if value.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && Self.isInvisible($0) }) {
-            fail(name, "\(label.prefix(1).uppercased() + label.dropFirst()) has invisible characters in it; please type it again.")
-        }
-        return value
+    /// Several lines of text (Markdown), cleaned by `TextPolicy.text`; empty
+    /// is "" or, when `required`, an error.
+    mutating func text(_ name: String, label: String, max: Int, required: Bool = false) -> String {
+        let raw = form[name] ?? ""
+        var (value, problem) = TextPolicy.text(raw, max: max)
+        if problem == nil, required, value.isEmpty { problem = .empty }
+        return accept(name, raw: raw, value: value, problem: problem, label: label) ?? value
+    }
+
+    /// Keeps the cleaned value, or the text exactly as typed beside its message
+    /// so the person can see and fix what was refused.
+    private mutating func accept(_ name: String, raw: String, value: String, problem: TextPolicy.Problem?, label: String) -> String? {
+        let problem = form.unreadable.contains(name) ? .unreadable : problem
+        guard let problem else { values[name] = value; return value }
+        values[name] = raw
+        fail(name, FormMessages.message(for: problem, label: label))
+        return nil
     }
 
     /// A whole number in `range`.
     mutating func integer(_ name: String, label: String, range: ClosedRange<Int>) -> Int? {
         let raw = (form[name] ?? "").trimmingWhitespace()
         values[name] = raw
-        guard !raw.isEmpty else { fail(name, "Enter \(label)."); return nil }
+        guard !raw.isEmpty else { fail(name, FormMessages.enter(label)); return nil }
         guard raw.utf8.count <= 12, let number = Int(raw) else { fail(name, "Enter \(label) as a whole number, like 20."); return nil }
         guard range.contains(number) else {
-            fail(name, "\(label.prefix(1).uppercased() + label.dropFirst()) must be between \(range.lowerBound) and \(range.upperBound).")
+            fail(name, "\(FormMessages.capitalised(label)) must be between \(range.lowerBound) and \(range.upperBound).")
             return nil
         }
         return number
@@ -76,11 +74,6 @@ struct FormReader {
         guard !raw.isEmpty else { fail(name, "Choose the date."); return nil }
         guard Self.isCalendarDate(raw) else { fail(name, "Enter the date as year-month-day, like 2026-06-01."); return nil }
         return raw
-    }
-
-    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        let category = scalar.properties.generalCategory
-        return category == .control || (category == .format && scalar != "\u{200D}")
     }
 
     static func isCalendarDate(_ text: String) -> Bool {

@@ -152,7 +152,7 @@ enum HostRoutes {
 
     static func readChallenge(_ form: FormData) -> (OccasionStore.ChallengeFields?, FormState) {
         var reader = FormReader(form)
-        let title = reader.line("title", label: "the challenge", max: 120, required: "Write the challenge.")
+        let title = reader.line("title", label: "the challenge", max: 120, required: true)
         let description = reader.text("description", label: "the details", max: 4000)
         let optionB = reader.line("option_b", label: "option B", max: 120)
         let points = reader.integer("points", label: "the points", range: 1...1000)
@@ -319,7 +319,7 @@ enum HostRoutes {
         var reader = FormReader(context.request.form)
         let delta = reader.integer("delta", label: "the points", range: -100_000...100_000)
         if delta == 0 { reader.fail("delta", "Enter a number other than 0.") }
-        let reason = reader.line("reason", label: "the reason", max: 200, required: "Say why: it's kept in the history.")
+        let reason = reader.line("reason", label: "the reason", max: 200, required: true)
         guard reader.isValid, let delta, let reason else {
             return try render(context, forms: Forms(points: reader.state), status: .unprocessableContent)
         }

@@ -145,7 +145,7 @@ enum OccasionActions {
         try scope.require(\.canContribute, "The secret dares are written for you, not by you.")
         try scope.requireOpen()
         var reader = FormReader(context.request.form)
-        let title = reader.line("title", label: "the dare", max: 120, required: "Write the dare.")
+        let title = reader.line("title", label: "the dare", max: 120, required: true)
         let description = reader.text("description", label: "the briefing", max: 4000)
         let points = reader.integer(
             "points", label: "the points", range: scope.occasion.dareMinPoints...scope.occasion.dareMaxPoints)
@@ -176,7 +176,7 @@ enum OccasionActions {
             try OccasionMediaStore.hasGiftMedia($0, occasionID: scope.id, authorID: scope.viewer.userID)
         }
         var reader = FormReader(context.request.form)
-        let body = reader.text("body", label: "your letter", max: 20000, required: hasMedia ? nil : "Write your letter first.")
+        let body = reader.text("body", label: "your letter", max: 20000, required: !hasMedia)
         guard reader.isValid else { return try OccasionPages.ownGift(context, form: reader.state, status: .unprocessableContent) }
         let saved = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: body, now: app.now)

@@ -83,11 +83,11 @@ enum OccasionRoutes {
     static func createOccasion(_ context: inout RequestContext) throws -> Response {
         let user = try context.requireUser()
         var reader = FormReader(context.request.form)
-        let name = reader.line("name", label: "the name", max: 80, required: "Give the occasion a name.")
+        let name = reader.line("name", label: "the occasion name", max: 80, required: true)
         let kind = reader.choice("kind", OccasionKind.self, message: "Choose what kind of occasion it is.")
-        let celebrant = reader.line("celebrant_name", label: "their name", max: 60, required: "Tell us who you're celebrating.")
+        let celebrant = reader.line("celebrant_name", label: "the celebrant's name", max: 60, required: true)
         let date = reader.date("date")
-        let hostName = reader.line("host_name", label: "your name", max: 60, required: "Tell the others what to call you.")
+        let hostName = reader.line("host_name", label: "your name", max: 60, required: true)
         guard reader.isValid, let name, let kind, let celebrant, let date, let hostName else {
             return newOccasionPage(context, reader.state, status: .unprocessableContent)
         }

@@ -261,19 +261,12 @@ enum PlateRoutes {
     }
 
     static func validate(_ form: FormData) -> (GameSettings?, FormState) {
-        let raw = form["name"] ?? ""
-        var state = FormState(values: ["name": raw, "mode": form["mode"] ?? "", "dc": form["dc"] == "on" ? "on" : ""])
-        let name = trimmed(raw)
-        if name.isEmpty {
-            state.errors["name"] = "Give the game a name."
-        } else if name.unicodeScalars.count > PlateStore.nameLimit {
-            state.errors["name"] = "Keep the name to \(PlateStore.nameLimit) characters or fewer."
-        } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            state.errors["name"] = "The name can't contain control characters."
-        }
-        let mode = PlateMode(rawValue: form["mode"] ?? "")
-        if mode == nil { state.errors["mode"] = "Choose how you play: together or a race." }
-        guard state.isValid, let mode else { return (nil, state) }
+        var reader = FormReader(form)
+        let name = reader.line("name", label: "the game name", max: PlateStore.nameLimit, required: true)
+        let mode = reader.choice("mode", PlateMode.self, message: "Choose how you play: together or a race.")
+        var state = reader.state
+        state.values["dc"] = form["dc"] == "on" ? "on" : ""
+        guard state.isValid, let name, let mode else { return (nil, state) }
         let ruleset = form["dc"] == "on" ? PlateRuleset.statesAndDC : PlateRuleset.states
         return (GameSettings(name: name, mode: mode, ruleset: ruleset), state)
     }

@@ -252,13 +252,13 @@ enum TallyRoutes {
 
     static func renamePost(_ context: RequestContext) throws -> Response {
         let raw = context.request.form["name"] ?? ""
-        if let error = nameError(raw) {
+        let (name, error) = checkName(context.request.form)
+        if let error {
             let user = try context.requireUser()
             let tally = try context.load(Tally.self, parameter: "tally")
             guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can rename this tally.") }
             return try fullPage(context, user: user, tally: tally, form: FormState(values: ["name": raw], errors: ["name": error]))
         }
-        let name = cleanName(raw)
         return try change(context, allowed: \.canManage, refusal: "Only the owner can rename this tally.") { tx, tally, user, now in
             try TallyStore.rename(tx, id: tally.id, to: name, by: user.id, now: now)
             return "renamed it"
@@ -314,7 +314,8 @@ enum TallyRoutes {
             "schedule": form["schedule"] ?? "off", "fireworks": form["fireworks"] == "on" ? "on" : "off",
         ])
         for name in form.names where name.hasPrefix("share-") { state.values[name] = form[name] }
-        if let error = nameError(state.values["name"]!) { state.errors["name"] = error }
+        let (name, nameError) = checkName(form)
+        state.errors["name"] = nameError
         let countText = state.values["count"]!.isEmpty ? "0" : state.values["count"]!
         let count = Int64(countText).flatMap { (0...TallyStore.maximumCount).contains($0) ? $0 : nil }
         if count == nil { state.errors["count"] = "Enter a whole number from 0 to 999,999,999." }
@@ -334,7 +335,7 @@ enum TallyRoutes {
         let now = app.now
         let id = try app.database.write { tx in
             let draft = TallyStore.Draft(
-                name: cleanName(state.values["name"]!), count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
+                name: name, count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
                 nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
             let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
             tx.afterCommit { TallyLive.publishListChanged(app, users: Set(shares.keys).union([user.id])) }
@@ -343,14 +344,11 @@ enum TallyRoutes {
         return .redirect(to: show.path(id))
     }
 
-    static func cleanName(_ raw: String) -> String { raw.trimmingCharacters(in: .whitespacesAndNewlines) }
-
-    static func nameError(_ raw: String) -> String? {
-        let name = cleanName(raw)
-        if name.isEmpty { return "Give the tally a name." }
-        if name.unicodeScalars.count > TallyStore.maximumNameLength { return "Keep the name to 60 characters or fewer." }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "Keep the name on one line." }
-        return nil
+    /// The tally's name as it will be stored, or the message for beside the field.
+    static func checkName(_ form: FormData) -> (name: String, error: String?) {
+        var reader = FormReader(form)
+        let name = reader.line("name", label: "the tally name", max: TallyStore.maximumNameLength, required: true)
+        return (name ?? "", reader.state.errors["name"])
     }
 
     static func newPage(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
