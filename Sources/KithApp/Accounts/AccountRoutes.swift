@@ -255,11 +255,6 @@ enum AccountRoutes {
         else { return nil }
         return next
     }
-
-    /// The sign-in page, which comes back to `path` afterwards (`nextPath`).
-    static func signInReturning(to path: String) -> String {
-        signInForm.path() + "?next=" + PercentEncoding.encodeQueryComponent(path)
-    }
 }
 
 /// One-time codes for getting back in without email: 10 of them, each 10

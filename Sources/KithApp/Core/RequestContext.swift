@@ -59,7 +59,7 @@ public struct RequestContext: Sendable {
         if let user { return user }
         var headers = HTTPHeaders()
         let back = request.method == .get ? request.head.target : "/"
-        headers.add("Location", AccountRoutes.signInReturning(to: back))
+        headers.add("Location", SiteLinks.routes.signIn(returningTo: back))
         throw HTTPError(.seeOther, "Please sign in first.", headers: headers)
     }
 

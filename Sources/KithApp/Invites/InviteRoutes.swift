@@ -108,7 +108,7 @@ enum InviteRoutes {
         var page = context.pageContext()
         page.head = linkPreviewTags(context, code: code, preview: description, inviter: resolved.inviter)
         let model = JoinPreviewPage.Model(
-            action: join.path(code), signInFirst: AccountRoutes.signInReturning(to: preview.path(code)), name: description.name, kindLabel: description.kindLabel, role: description.role,
+            action: join.path(code), signInFirst: SiteLinks.routes.signIn(returningTo: preview.path(code)), name: description.name, kindLabel: description.kindLabel, role: description.role,
             inviter: resolved.inviter, guestFields: context.user == nil ? Guests.fields(context, state) : nil, errors: state)
         return context.app.page(JoinPreviewPage.render(context: page, model: model), status: status)
     }

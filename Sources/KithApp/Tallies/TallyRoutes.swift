@@ -35,7 +35,7 @@ enum TallyRoutes {
     /// The list-level links every tally page may show.
     static let links = TallyPages.Links(
         home: HomeRoutes.home.path(), list: list.path(), sort: sort.path(), new: new.path(), create: create.path(),
-        friends: FriendRoutes.index.path(), addFriend: FriendRoutes.add.path())
+        friends: FriendsFeature.page.path(), addFriend: FriendsFeature.add.path())
 
     static func paths(_ id: Int64) -> TallyPages.Paths {
         TallyPages.Paths(
@@ -269,7 +269,7 @@ enum TallyRoutes {
         let user = try context.requireUser()
         let tally = try context.load(Tally.self, parameter: "tally")
         guard tally.role.canManage else { throw HTTPError.forbidden("Only the owner can share this tally.") }
-        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        let friends = try context.app.database.read { try FriendsFeature.friends(of: user.id, in: $0) }
         let shares: [Int64: TallyRole]
         do {
             shares = try parseShares(context.request.form, friends: friends)
@@ -321,7 +321,7 @@ enum TallyRoutes {
         if count == nil { state.errors["count"] = "Enter a whole number from 0 to 999,999,999." }
         let schedule = TallyResetSchedule(rawValue: state.values["schedule"]!)
         if schedule == nil { state.errors["schedule"] = "Choose when the tally resets." }
-        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        let friends = try context.app.database.read { try FriendsFeature.friends(of: user.id, in: $0) }
         var shares: [Int64: TallyRole] = [:]
         do {
             shares = try parseShares(form, friends: friends)
@@ -354,7 +354,7 @@ enum TallyRoutes {
     static func newPage(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
         var page = context.pageContext()
         page.stylesheets = stylesheets
-        let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
+        let friends = try context.app.database.read { try FriendsFeature.friends(of: user.id, in: $0) }
         let shares = friends.map { TallyPages.Share(person: person($0, app: context.app), permission: "none") }
         return context.app.page(TallyPages.new(context: page, form: form, friends: shares, schedules: scheduleOptions, links: links), status: status)
     }
@@ -422,7 +422,7 @@ enum TallyRoutes {
             return (
                 tally,
                 try TallyStore.sharedWith(db, tallyID: tally.id),
-                tally.role.canManage ? try FriendStore.friends(db, userID: user.id) : [],
+                tally.role.canManage ? try FriendsFeature.friends(of: user.id, in: db) : [],
                 try TallyStore.ownerTimeZone(db, tally: tally),
                 try NotificationStore.mutedScopes(db, userID: user.id, among: [Tally.topic(tally.id)]).isEmpty == false
             )

@@ -1,3 +1,4 @@
+import KithHTTP
 import KithTemplates
 
 extension SiteLinks {
@@ -39,5 +40,12 @@ extension SiteLinks {
         case .inboxCount: NotificationRoutes.count.path()
         case .inboxList: NotificationRoutes.list.path()
         }
+    }
+}
+
+extension SiteLinks {
+    /// Sign in, then come back to `path` (a local path, as `next` requires).
+    func signIn(returningTo path: String) -> String {
+        self[.signInForm] + "?next=" + PercentEncoding.encodeQueryComponent(path)
     }
 }
