@@ -102,6 +102,16 @@ struct RevokeTests {
         #expect(try cyStream.read(until: "event: invalidate", timeout: 5).contains("invalidate"))
     }
 
+    @Test("deleting an account ends its friends' streams on the tallies that went with it, and their lists hear of it")
+    func ownerDeleted() throws {
+        let (app, ann, bob, _, tally) = try sharedTally()
+        let bobStream = try Tallies.stream(app, bob.session, topics: "tally:\(tally)")
+        let bobList = try Tallies.stream(app, bob.session, topics: "tallies:\(bob.id)")
+        #expect(try postDelete(ann.session, [("password", "correct horse")]).status == 303)
+        try expectRevoked(bobStream, app, bob.session, topic: "tally:\(tally)")
+        #expect(try bobList.read(until: "event: invalidate", timeout: 5).contains("tally-list"))
+    }
+
     @Test("deleting an account ends every stream it had open with revoked; the others' streams stay open")
     func accountDeleted() throws {
         let app = try Plates.harness()

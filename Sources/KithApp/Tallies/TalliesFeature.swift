@@ -25,9 +25,12 @@ enum TalliesFeature {
                 "\(Notifications.listing(digest.actorNames)) changed \(digest.scopeTitle)"
             }
         ]
-        feature.purge = { tx, userID in
-            // Their tallies left the lists of those they were shared with.
-            try TallyStore.purge(tx, userID: userID).sorted().map { LiveInvalidation(topic: Tally.listTopic($0), fragments: [.tallyList]) }
+        feature.purge = { [unowned app] tx, userID in
+            // Their tallies go with them: anyone who has one open is told it
+            // ended, and it leaves the lists of those it was shared with.
+            let deleted = try TallyStore.purge(tx, userID: userID)
+            for (id, audience) in deleted { app.revoke(audience, topic: Tally.topic(id), after: tx) }
+            return Set(deleted.values.joined()).sorted().map { LiveInvalidation(topic: Tally.listTopic($0), fragments: [.tallyList]) }
         }
         feature.events = [EventHandler(FriendsFeature.friendshipEnded) { tx, userID, friendID in try friendshipEnded(app, tx, userID, friendID) }]
         feature.dashboard = DashboardSection(

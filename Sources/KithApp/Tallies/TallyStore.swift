@@ -259,16 +259,23 @@ enum TallyStore {
     /// The tallies `userID` owns go (for everyone they were shared with);
     /// everything else of theirs goes with their user row. Returns who
     /// lost a tally from their list.
-    static func purge(_ tx: Transaction, userID: Int64) throws -> Set<Int64> {
-        let affected = try tx.query("""
-            SELECT DISTINCT s.user_id FROM tally_shares s JOIN tallies t ON t.id = s.tally_id WHERE t.owner_id = \(userID)
-            """).map { try $0.get("user_id", as: Int64.self) }
+    /// Removes what the user had in Tallies. Returns, for each of their own
+    /// tallies (deleted with them), who else could see it.
+    static func purge(_ tx: Transaction, userID: Int64) throws -> [Int64: [Int64]] {
+        var deleted: [Int64: [Int64]] = [:]
+        for row in try tx.query("""
+            SELECT t.id, s.user_id FROM tallies t LEFT JOIN tally_shares s ON s.tally_id = t.id WHERE t.owner_id = \(userID)
+            """) {
+            let id = try row.get("id", as: Int64.self)
+            let friend = try row.get("user_id", as: Int64?.self)
+            deleted[id, default: []] += friend.map { [$0] } ?? []
+        }
         try tx.execute("DELETE FROM tallies WHERE owner_id = \(userID)")
         try tx.execute("UPDATE tallies SET updated_by = NULL WHERE updated_by = \(userID)")
         try tx.execute("DELETE FROM tally_shares WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_views WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_list_preferences WHERE user_id = \(userID)")
-        return Set(affected)
+        return deleted
     }
 
     /// The tally's name as it is now (a rename may be part of the change).
