@@ -86,6 +86,11 @@ public final class InviteCodes: Sendable {
         return try issue(tx, kind: kind, targetID: targetID, createdBy: userID, now: now)
     }
 
+    /// Retires a target's code for good, when what it opened is gone.
+    public func retire(_ tx: Transaction, kind: String, targetID: Int64, now: Int64) throws {
+        try InviteStore.retire(tx, kind: kind, targetID: targetID, now: now)
+    }
+
     /// The live code of a target, for the host's page.
     public func code(_ db: some Queryable, kind: String, targetID: Int64) throws -> String? {
         try InviteStore.liveCode(db, kind: kind, targetID: targetID)

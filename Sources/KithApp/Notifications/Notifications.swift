@@ -184,7 +184,12 @@ public final class Notifications: Sendable {
     }
 
     public func isMuted(scope: String, for userID: Int64) throws -> Bool {
-        try database.read { try NotificationStore.mutedScopes($0, userID: userID, among: [scope]) }.contains(scope)
+        try database.read { try isMuted(scope: scope, for: userID, in: $0) }
+    }
+
+    /// The same, inside a page's own read snapshot.
+    public func isMuted(scope: String, for userID: Int64, in db: some Queryable) throws -> Bool {
+        try NotificationStore.mutedScopes(db, userID: userID, among: [scope]).contains(scope)
     }
 
     // MARK: Delivering

@@ -38,6 +38,7 @@ enum OccasionsFeature {
         // The hook keeps what it needs, not the app: the app holds the hook.
         let media = app.media
         let clock = app.configuration.clock
+        let invites = app.invites
         feature.purge = { tx, userID in
             let memberOf = try OccasionStore.occasions(tx, userID: userID).map(\.id)
             let emptied = try OccasionStore.purge(tx, userID: userID)
@@ -46,7 +47,7 @@ enum OccasionsFeature {
             try OccasionMediaStore.deleteUploads(tx, uploaderID: userID, media: media)
             for occasionID in emptied {
                 for kind in [OccasionRoutes.contributorInvite, OccasionRoutes.celebrantInvite] {
-                    try InviteStore.retire(tx, kind: kind, targetID: occasionID, now: clock())
+                    try invites.retire(tx, kind: kind, targetID: occasionID, now: clock())
                 }
             }
             // The occasions still going lost a member, and perhaps dares,

@@ -397,7 +397,7 @@ enum PlateRoutes {
     @discardableResult
     static func removePlayer(_ tx: Transaction, _ app: KithApp, game: Int64, userID: Int64) throws -> Bool {
         let before = try PlateStore.playerIDs(tx, gameID: game)
-        guard try leaveGame(tx, gameID: game, userID: userID, now: app.now, notifications: app.notifications) else { return false }
+        guard try leaveGame(tx, gameID: game, userID: userID, now: app.now, notifications: app.notifications, invites: app.invites) else { return false }
         tx.afterCommit { publish(app, gameID: game, members: before) }
         app.revoke([userID], topic: topic(game), after: tx)
         return true
@@ -406,11 +406,13 @@ enum PlateRoutes {
     /// A player leaves (or is removed, or deleted): their spots go, the host
     /// role passes on, and a game nobody plays any more is deleted with its
     /// invite code retired.
-    static func leaveGame(_ tx: Transaction, gameID: Int64, userID: Int64, now: Int64, notifications: Notifications) throws -> Bool {
+    static func leaveGame(
+        _ tx: Transaction, gameID: Int64, userID: Int64, now: Int64, notifications: Notifications, invites: InviteCodes
+    ) throws -> Bool {
         guard try PlateStore.removePlayer(tx, gameID: gameID, userID: userID) else { return false }
         try notifications.discardPending(scope: notificationScope(gameID), for: userID, in: tx)
         if try PlateStore.name(tx, gameID: gameID) == nil {
-            try InviteStore.retire(tx, kind: inviteKind, targetID: gameID, now: now)
+            try invites.retire(tx, kind: inviteKind, targetID: gameID, now: now)
         }
         return true
     }

@@ -46,11 +46,13 @@ enum PlatesFeature {
         }
         let clock = app.configuration.clock
         let notifications = app.notifications
+        let invites = app.invites
         feature.purge = { tx, userID in
             var invalidations: [LiveInvalidation] = []
             for gameID in try PlateStore.gameIDs(tx, userID: userID) {
                 let before = try PlateStore.playerIDs(tx, gameID: gameID)
-                _ = try PlateRoutes.leaveGame(tx, gameID: gameID, userID: userID, now: clock(), notifications: notifications)
+                _ = try PlateRoutes.leaveGame(
+                    tx, gameID: gameID, userID: userID, now: clock(), notifications: notifications, invites: invites)
                 // Boards, feeds and player lists of the games they were in change.
                 invalidations += PlateRoutes.invalidations(gameID: gameID, members: before.filter { $0 != userID })
             }

@@ -424,7 +424,7 @@ enum TallyRoutes {
                 try TallyStore.sharedWith(db, tallyID: tally.id),
                 tally.role.canManage ? try FriendsFeature.friends(of: user.id, in: db) : [],
                 try TallyStore.ownerTimeZone(db, tally: tally),
-                try NotificationStore.mutedScopes(db, userID: user.id, among: [Tally.topic(tally.id)]).isEmpty == false
+                try app.notifications.isMuted(scope: Tally.topic(tally.id), for: user.id, in: db)
             )
         }
         guard let (tally, sharedWith, friends, zone, muted) = snapshot else { throw HTTPError.notFound() }
