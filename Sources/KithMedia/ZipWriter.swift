@@ -142,24 +142,21 @@ public final class ZipWriter {
     /// The CRC-32 of a whole file, read in chunks.
     public static func crc32(ofFileAt path: String) throws -> UInt32 {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
-        let size = try file.size()
-        var crc = CRC32()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: UInt64 = 0
-        while offset < size {
-            let wanted = Int(min(UInt64(buffer.count), size - offset))
-            let got = try buffer.withUnsafeMutableBytes { raw in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]), at: offset)
-            }
-            guard got == wanted else { throw MediaFileError.changedWhileReading(file.path) }
-            crc.update(got == buffer.count ? buffer : Array(buffer[0..<got]))
-            offset += UInt64(got)
-        }
-        return crc.value
+        return try checksummedChunks(of: file, size: try file.size(), chunkSize: 1 << 20) { _ in }
     }
 
     /// Sends the file's bytes to the sink in chunks; returns their CRC-32.
     private func stream(_ file: FileDescriptor, size: UInt64) throws -> UInt32 {
+        let crc = try Self.checksummedChunks(of: file, size: size, chunkSize: chunkSize) { try emit($0) }
+        guard try file.read(count: 1, at: size).isEmpty else { throw MediaFileError.changedWhileReading(file.path) }
+        return crc
+    }
+
+    /// Reads the first `size` bytes in chunks, handing each to `body`, and
+    /// returns their CRC-32; a file shorter than `size` throws.
+    private static func checksummedChunks(
+        of file: FileDescriptor, size: UInt64, chunkSize: Int, _ body: ([UInt8]) throws -> Void
+    ) throws -> UInt32 {
         var crc = CRC32()
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var offset: UInt64 = 0
@@ -171,10 +168,9 @@ public final class ZipWriter {
             guard got == wanted else { throw MediaFileError.changedWhileReading(file.path) }
             let chunk = got == buffer.count ? buffer : Array(buffer[0..<got])
             crc.update(chunk)
-            try emit(chunk)
+            try body(chunk)
             offset += UInt64(got)
         }
-        guard try file.read(count: 1, at: size).isEmpty else { throw MediaFileError.changedWhileReading(file.path) }
         return crc.value
     }
 
