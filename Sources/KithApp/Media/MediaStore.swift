@@ -3,6 +3,7 @@ import KithCrypto
 import KithHTTP
 import KithMedia
 import KithStorage
+import KithSync
 
 /// Uploaded media on disk: checked by its bytes, stripped of location,
 /// named by the SHA-256 of what is kept, under `DATA/media/ab/abcd…`, never
@@ -17,6 +18,9 @@ import KithStorage
 /// removes at the next start.
 public final class MediaStore: Sendable {
     public let directory: String
+    /// CRC-32 by file hash, for zip archives: a stored file never changes,
+    /// so it is read for this once.
+    private let checksums = Lock<[String: UInt32]>([:])
 
     init(dataDirectory: String) {
         directory = dataDirectory + "/media"
@@ -38,6 +42,13 @@ public final class MediaStore: Sendable {
 
     func path(for sha256: String) -> String {
         "\(directory)/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    func crc32(of sha256: String) throws -> UInt32 {
+        if let known = checksums.withLock({ $0[sha256] }) { return known }
+        let crc = try ZipWriter.crc32(ofFileAt: path(for: sha256))
+        checksums.withLock { $0[sha256] = crc }
+        return crc
     }
 
     static let acceptedFormats =

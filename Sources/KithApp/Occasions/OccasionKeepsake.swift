@@ -14,18 +14,15 @@ import KithTemplates
 enum OccasionKeepsake {
     static let download = Route(.get, "/occasions/:occasion/keepsake")
 
-    /// Occasions whose archive is being planned right now. Planning reads
-    /// each file once for its CRC-32 (cached afterwards), so a second
-    /// request for the same occasion waits its turn instead of doubling that.
-    private static let building = Lock<Set<Int64>>([])
-    /// CRC-32 by file hash: stored files never change, so once is enough.
-    private static let checksums = Lock<[String: UInt32]>([:])
-
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
-        Endpoint(download) { context in try keepsake(context) }
+        // Occasions whose archive is being planned right now, in this app.
+        // Planning reads each new file once for its CRC-32, so a second
+        // request for the same occasion waits its turn instead of doubling that.
+        let building = Lock<Set<Int64>>([])
+        Endpoint(download) { context in try keepsake(context, building: building) }
     }
 
-    static func keepsake(_ context: RequestContext) throws -> Response {
+    static func keepsake(_ context: RequestContext, building: Lock<Set<Int64>>) throws -> Response {
         let scope = try context.load(OccasionScope.self, parameter: "occasion")
         try scope.require(\.canKeep, "The keepsake is for the host and \(scope.occasion.celebrantName) to download.")
         guard building.withLock({ $0.insert(scope.id).inserted }) else {
@@ -67,8 +64,7 @@ enum OccasionKeepsake {
         for (name, sha256) in files {
             let path = media.path(for: sha256)
             guard let size = MediaStore.size(of: path) else { throw MediaStore.MediaFailure.unreadable(path) }
-            let crc = try checksums.withLock { $0[sha256] } ?? ZipWriter.crc32(ofFileAt: path)
-            checksums.withLock { $0[sha256] = crc }
+            let crc = try media.crc32(of: sha256)
             try zip.add(name: name, size: UInt64(size), crc32: crc) {
                 segments.append(.bytes(pending))
                 pending = []
