@@ -466,7 +466,9 @@ final class EventLoop: @unchecked Sendable {
                 let id = conn.id
                 let abandoned = exchange.abandoned
                 let accepted = core.workers.submit { [self] in
-                    admitted(id, abandoned.isSet ? .refuse(HTTPError(.badRequest, "Gone.")) : responder.admit(request))
+                    // A client that left is closed already: nothing to decide.
+                    guard !abandoned.isSet else { return }
+                    admitted(id, responder.admit(request))
                 }
                 if !accepted { respondEarly(conn, Self.busy, head: head, bodyFollows: true) }
             } else {
@@ -517,7 +519,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func makeSink(
         _ head: RequestHead, _ policy: BodyPolicy, exchange: Exchange,
-        firstField: (name: String, value: String, refusal: HTTPError)?
+        firstField: RequiredField?
     ) -> BodySink {
         let contentType = head.headers["Content-Type"] ?? ""
         if let boundary = MultipartParser.boundary(fromContentType: contentType) {
@@ -530,8 +532,8 @@ final class EventLoop: @unchecked Sendable {
                     maxTotalFileBytes: Int64(policy.maxFileBytes) * Int64(max(policy.maxFiles, 1))))
             if let firstField {
                 parser.requireFirstField(
-                    firstField.name, value: firstField.value,
-                    refusal: FormError(firstField.refusal.status, firstField.refusal.message))
+                    firstField.name, refusal: FormError(firstField.refusal.status, firstField.refusal.message),
+                    accepts: firstField.accepts)
             }
             if policy.maxFileBytes > 0 {
                 let reservation = UploadReservation(budget: core.uploads, address: exchange.clientAddress)

@@ -116,12 +116,13 @@ public struct MultipartParser: Sendable {
     /// A field that must open the form, with the value it must have (a CSRF
     /// token). Checked as soon as the first part ends, so a form without it
     /// is refused before any of its files reach the disk.
-    private var requiredFirstField: (name: String, value: [UInt8])?
+    private var requiredFirstField: (name: String, accepts: @Sendable (String) -> Bool)?
 
-    /// Requires the form to open with the field `name` holding `value`;
-    /// anything else fails with `refusal` before a file part is written.
-    public mutating func requireFirstField(_ name: String, value: String, refusal: FormError) {
-        requiredFirstField = (name, Array(value.utf8))
+    /// Requires the form to open with the field `name`, whose value
+    /// `accepts` approves; anything else fails with `refusal` before a file
+    /// part is written.
+    public mutating func requireFirstField(_ name: String, refusal: FormError, accepts: @escaping @Sendable (String) -> Bool) {
+        requiredFirstField = (name, accepts)
         firstFieldRefusal = refusal
     }
 
@@ -455,7 +456,7 @@ public struct MultipartParser: Sendable {
         switch current {
         case .field(let name):
             if let required = requiredFirstField {
-                guard Self.constantTimeEquals(text, required.value) else { throw firstFieldRefusal }
+                guard let value = String(validating: text, as: UTF8.self), required.accepts(value) else { throw firstFieldRefusal }
                 requiredFirstField = nil
             }
             if let value = String(validating: text, as: UTF8.self) {
@@ -594,15 +595,6 @@ public struct MultipartParser: Sendable {
             if errno != EEXIST && errno != EINTR { break }
         }
         throw .storage
-    }
-
-    /// Compares without stopping at the first difference, so the time taken
-    /// does not tell how much of a guessed token was right.
-    private static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
     }
 
     private func hex(_ value: UInt64) -> String {

@@ -18,11 +18,26 @@ public protocol HTTPResponder: Sendable {
     func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response
 }
 
+/// A field a multipart form must open with (a CSRF token). The engine only
+/// knows where to look; whether the value is right is the application's
+/// call (`accepts`), so secrets are compared where secrets are kept.
+public struct RequiredField: Sendable {
+    public let name: String
+    public let accepts: @Sendable (String) -> Bool
+    public let refusal: HTTPError
+
+    public init(_ name: String, refusal: HTTPError, accepts: @escaping @Sendable (String) -> Bool) {
+        self.name = name
+        self.accepts = accepts
+        self.refusal = refusal
+    }
+}
+
 /// What `HTTPResponder.admit` decided about a request from its head.
 public enum Admission: Sendable {
-    /// Read the body. A multipart body must open with this field (name and
-    /// value), checked before any file part is written; `refusal` otherwise.
-    case proceed(firstField: (name: String, value: String, refusal: HTTPError)?)
+    /// Read the body. A multipart body must open with this field, checked
+    /// before any file part is written.
+    case proceed(firstField: RequiredField?)
     /// Answer this and leave the body unread.
     case refuse(HTTPError)
 

@@ -90,7 +90,7 @@ struct HardeningTests {
     func firstFieldBeforeFiles() throws {
         let token = "s3cret-token"
         let harness = try EngineHarness(admit: { _ in
-            .proceed(firstField: ("_csrf", token, HTTPError(.forbidden, "This form has expired.")))
+            .proceed(firstField: RequiredField("_csrf", refusal: HTTPError(.forbidden, "This form has expired.")) { $0 == token })
         })
         func post(_ body: [UInt8]) throws -> TestResponse {
             let client = try harness.client()

@@ -146,7 +146,10 @@ public final class KithApp: HTTPResponder {
             for rule in admissionRules where names.contains(rule.parameter) { try rule.check(context) }
             let multipart = MultipartParser.boundary(fromContentType: request.headers["Content-Type"] ?? "") != nil
             guard multipart, request.headers[CSRF.headerName] == nil else { return .proceed }
-            return .proceed(firstField: (CSRF.fieldName, context.csrfToken, CSRF.expired))
+            let expected = context.csrfToken
+            return .proceed(firstField: RequiredField(CSRF.fieldName, refusal: CSRF.expired) { sent in
+                (try? CSRF.checkToken(sent, expected: expected)) != nil
+            })
         } catch let error as HTTPError {
             if let cause = error.cause { logCause(cause, request: request, status: error.status) }
             return .refuse(error)
