@@ -375,7 +375,9 @@ enum TallyRoutes {
         }
         guard !shown.isEmpty else { throw HTTPError.badRequest("Say which tallies were shown: tally=ID:VERSION.") }
         try context.app.database.write { tx in
-            for (id, version) in shown { try TallyStore.markSeen(tx, tallyID: id, userID: user.id, upTo: version) }
+            for (id, version) in shown where try Tally.load(id, for: user, in: tx) != nil {
+                try TallyStore.markSeen(tx, tallyID: id, userID: user.id, upTo: version)
+            }
         }
         return Response(status: .noContent)
     }

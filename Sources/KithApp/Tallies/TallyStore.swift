@@ -160,14 +160,12 @@ enum TallyStore {
     }
 
     /// Records that `userID` has seen the tally as it is now, or as it was
-    /// at `version` when that is older; never for a tally they cannot see,
-    /// and never backwards.
+    /// at `version` when that is older; never backwards. Whether they may
+    /// see it is the caller's question for `Tally.load`.
     static func markSeen(_ tx: Transaction, tallyID: Int64, userID: Int64, upTo version: Int64 = .max) throws {
         try tx.execute("""
             INSERT INTO tally_views (tally_id, user_id, seen_version)
-            SELECT t.id, \(userID), min(t.version, \(version)) FROM tallies t
-            WHERE t.id = \(tallyID)
-              AND (t.owner_id = \(userID) OR EXISTS (SELECT 1 FROM tally_shares s WHERE s.tally_id = t.id AND s.user_id = \(userID)))
+            SELECT id, \(userID), min(version, \(version)) FROM tallies WHERE id = \(tallyID)
             ON CONFLICT (tally_id, user_id) DO UPDATE SET seen_version = max(seen_version, excluded.seen_version)
             """)
     }
