@@ -39,8 +39,8 @@ public final class KithApp: HTTPResponder {
     let passwords: Passwords
     let sessions: Sessions
     private let router: Router<RequestContext>
-    /// Registered with the routes, before the server starts; read-only after.
-    private nonisolated(unsafe) var admissionRules: [AdmissionRule] = []
+    /// Scopes admitted from the head; registered with the routes, like every other registry here.
+    private let admissionRules = Lock<[AdmissionRule]>([])
     private let contextBox = ContextBox()
     /// The port actually bound, when the configuration asked for any (0).
     private let boundPort = Lock<Int?>(nil)
@@ -143,7 +143,7 @@ public final class KithApp: HTTPResponder {
         do {
             let context = try RequestContext.make(request, app: self, admitting: true)
             let names = request.route.pattern.parameterNames
-            for rule in admissionRules where names.contains(rule.parameter) { try rule.check(context) }
+            for rule in admissionRules.withLock({ $0 }) where names.contains(rule.parameter) { try rule.check(context) }
             let multipart = MultipartParser.boundary(fromContentType: request.headers["Content-Type"] ?? "") != nil
             guard multipart, request.headers[CSRF.headerName] == nil else { return .proceed }
             let expected = context.csrfToken
@@ -159,7 +159,7 @@ public final class KithApp: HTTPResponder {
         }
     }
 
-    func addAdmissionRule(_ rule: AdmissionRule) { admissionRules.append(rule) }
+    func addAdmissionRule(_ rule: AdmissionRule) { admissionRules.withLock { $0.append(rule) } }
 
     public func respond(to request: Request) -> Response {
         router.respond(
