@@ -37,6 +37,9 @@ final class Sessions: Sendable {
         var csrfToken: String
         /// Cookies to send with the response (a new pre-session, a cleared stale session).
         var cookies: [SetCookie]
+        /// A session cookie came but its session is over: the browser was
+        /// signed in a moment ago, and a page script should say so.
+        var sessionEnded = false
     }
 
     /// Who is asking: the live session named by the cookie, or a signed-out visitor.
@@ -63,7 +66,9 @@ final class Sessions: Sendable {
             pre = SecureRandom.token()
             outgoing.append(cookie(Self.preSessionCookieName, pre, maxAge: nil))
         }
-        return Resolved(session: nil, user: nil, csrfToken: preSessionToken(pre), cookies: outgoing)
+        return Resolved(
+            session: nil, user: nil, csrfToken: preSessionToken(pre), cookies: outgoing,
+            sessionEnded: cookies[Self.cookieName] != nil)
     }
 
     /// The token a signed-out form must carry: bound to the visitor's
@@ -75,7 +80,7 @@ final class Sessions: Sendable {
     /// Starts a session for `userID` inside `tx`, ending `replacing` if given
     /// (rotation at sign-in, claim and password change). Returns the cookie.
     func start(_ tx: Transaction, userID: Int64, request: Request, replacing: AccountStore.Session?) throws -> SetCookie {
-        if let replacing { try end(tx, sessionIDs: [replacing.id]) }
+        if let replacing { try end(tx, sessionIDs: [replacing.id], rotated: true) }
         // Ended sessions stop working on their own; tidy this person's away now.
         let now = clock()
         try AccountStore.deleteExpiredSessions(
@@ -93,11 +98,11 @@ final class Sessions: Sendable {
     /// a device signed out must stop hearing anything at once, not when its
     /// stream reaches its maximum lifetime. A browser whose session was only
     /// rotated reconnects with its new cookie and replays what it missed.
-    func end(_ tx: Transaction, sessionIDs: [Int64]) throws {
+    func end(_ tx: Transaction, sessionIDs: [Int64], rotated: Bool = false) throws {
         guard !sessionIDs.isEmpty else { return }
         for id in sessionIDs { try AccountStore.deleteSession(tx, id: id) }
         let live = live
-        tx.afterCommit { live.closeStreams(sessions: Set(sessionIDs)) }
+        tx.afterCommit { live.closeStreams(sessions: Set(sessionIDs), rotated: rotated) }
     }
 
     /// Ends every session of `userID` but `keep`.

@@ -29,7 +29,12 @@ public struct RequestContext: Sendable {
             try CSRF.checkOrigin(request, origin: app.origin)
             let header = request.headers[CSRF.headerName]
             if !admitting || header != nil {
-                try CSRF.checkToken(request.form[CSRF.fieldName] ?? header, expected: resolved.csrfToken)
+                let sent = request.form[CSRF.fieldName] ?? header
+                // A script sending the ended session's token hears why, not "expired".
+                if resolved.sessionEnded, request.headers[enhancedHeader] != nil, (try? CSRF.checkToken(sent, expected: resolved.csrfToken)) == nil {
+                    throw HTTPError.signedOut
+                }
+                try CSRF.checkToken(sent, expected: resolved.csrfToken)
             }
         }
         if let user = resolved.user {
@@ -55,8 +60,10 @@ public struct RequestContext: Sendable {
     public static func viewerKey(for userID: Int64) -> String { "user:\(userID)" }
 
     /// The signed-in person, or a redirect to sign in that comes back here.
+    /// A page script gets 401 instead, with the reason its page shows.
     public func requireUser() throws -> User {
         if let user { return user }
+        if isEnhanced { throw HTTPError.signedOut }
         var headers = HTTPHeaders()
         let back = request.method == .get ? request.head.target : "/"
         headers.add("Location", SiteLinks.routes.signIn(returningTo: back))

@@ -28,7 +28,7 @@ extension KithApp {
     /// transaction writes nothing.
     public func write<S: Scope, T>(_ scope: S.Type, _ id: S.ID, for user: User, _ body: (Transaction, S) throws -> T) throws -> T {
         try database.write { tx in
-            guard let current = try S.load(id, for: user, in: tx) else { throw HTTPError.notFound() }
+            guard let current = try S.load(id, for: user, in: tx) else { throw HTTPError.outsideScope() }
             return try body(tx, current)
         }
     }
@@ -41,7 +41,7 @@ extension RequestContext {
     public func load<S: Scope>(_ scope: S.Type, parameter name: String) throws -> S {
         let user = try requireUser()
         let id = try request.parameter(name, as: S.ID.self)
-        guard let loaded = try S.load(id, for: user, in: app) else { throw HTTPError.notFound() }
+        guard let loaded = try S.load(id, for: user, in: app) else { throw HTTPError.outsideScope() }
         return loaded
     }
 

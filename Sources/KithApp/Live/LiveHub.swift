@@ -244,39 +244,45 @@ public final class LiveHub: Sendable {
 
     /// Ends every stream of one viewer: after signing out everywhere or
     /// deleting the account, nothing more may reach their open tabs.
+    /// The last word on a stream whose page has ended, so the page can say
+    /// why in words instead of silently going still. Its data is an
+    /// `Ending` (`signed-out` or `gone`), the same word refused requests
+    /// carry in `X-Kith-Ending`.
+    static func revoked(_ ending: Ending) -> ServerSentEvent { ServerSentEvent(event: "revoked", data: ending.rawValue) }
+
+    /// Ends every stream of a viewer whose sessions all ended.
     public func closeStreams(viewerKey: String) {
-        let streams = state.withLock { state -> [Subscriber] in
-            let list = state.viewers[viewerKey] ?? []
-            for subscriber in list { Self.remove(subscriber, from: &state) }
-            return list
-        }
-        for subscriber in streams { subscriber.sink.close() }
+        close(saying: Self.revoked(.signedOut)) { state in state.viewers[viewerKey] ?? [] }
     }
 
-    /// Ends the streams opened with these sessions: the sessions have ended
-    /// (signed out, signed out from another device, rotated), and a stream
-    /// must not outlive the cookie that opened it.
-    public func closeStreams(sessions: Set<Int64>) {
-        let streams = state.withLock { state -> [Subscriber] in
-            let list = state.subscribers.values.filter { $0.sessionID.map(sessions.contains) ?? false }
-            for subscriber in list { Self.remove(subscriber, from: &state) }
-            return list
+    /// Ends the streams opened with these sessions: a stream must not
+    /// outlive the cookie that opened it. A session only rotated (sign-in,
+    /// a new password on this device) ends quietly: the browser reconnects
+    /// with its new cookie and replays what it missed.
+    public func closeStreams(sessions: Set<Int64>, rotated: Bool = false) {
+        close(saying: rotated ? nil : Self.revoked(.signedOut)) { state in
+            state.subscribers.values.filter { $0.sessionID.map(sessions.contains) ?? false }
         }
-        for subscriber in streams { subscriber.sink.close() }
     }
 
     /// Ends the viewer's streams that follow `topic` (all of them when nil),
     /// saying `revoked` first: someone whose access ended stops hearing at
-    /// once, the page reloads, and the topic's rule now refuses them.
+    /// once, the page says so, and the topic's rule now refuses them.
     /// Features call it through `KithApp.revoke`, after their commit.
     public func closeStreams(viewerKey: String, topic: String?) {
+        close(saying: Self.revoked(.gone)) { state in
+            (state.viewers[viewerKey] ?? []).filter { topic.map($0.topics.contains) ?? true }
+        }
+    }
+
+    private func close(saying last: ServerSentEvent?, _ choose: (State) -> [Subscriber]) {
         let streams = state.withLock { state -> [Subscriber] in
-            let list = (state.viewers[viewerKey] ?? []).filter { topic.map($0.topics.contains) ?? true }
+            let list = choose(state)
             for subscriber in list { Self.remove(subscriber, from: &state) }
             return list
         }
         for subscriber in streams {
-            subscriber.sink.write(ServerSentEvent(event: "revoked", data: "no longer a member").bytes)
+            if let last { subscriber.sink.write(last.bytes) }
             subscriber.sink.close()
         }
     }

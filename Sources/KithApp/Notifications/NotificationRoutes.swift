@@ -23,14 +23,13 @@ enum NotificationRoutes {
             return context.app.page(InboxPage.render(context: context.pageContext(flash: savedFlash(context.request.query["saved"])), model: model))
         }
         Endpoint(count) { context in
-            // A fragment is fetched by script: signed out, there is nothing to
-            // swap in, and a 404 tells the script to drop the element.
-            guard let user = context.user else { throw HTTPError.notFound() }
+            // Fetched by script: signed out, it answers 401 with the reason.
+            let user = try context.requireUser()
             let unread = try context.app.database.read { try NotificationStore.unreadCount($0, userID: user.id) }
             return context.app.page(InboxPage.count(unread, links: .routes))
         }
         Endpoint(list) { context in
-            guard let user = context.user else { throw HTTPError.notFound() }
+            let user = try context.requireUser()
             return context.app.page(InboxPage.list(context.pageContext(), try inboxModel(context, user: user)))
         }
         Endpoint(open) { context in

@@ -41,7 +41,7 @@ enum PlateRoutes {
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(dashboardFragment) { context in
-            guard let user = context.user else { throw HTTPError.notFound() }
+            let user = try context.requireUser()
             return context.app.page(try dashboardSection(context.app, user: user))
         }
         Endpoint(new) { context in

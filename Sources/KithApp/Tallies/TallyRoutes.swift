@@ -56,7 +56,7 @@ enum TallyRoutes {
         Endpoint(create) { context in try createPost(context) }
         Endpoint(index) { _ in .redirect(to: HomeRoutes.home.path()) }
         Endpoint(list) { context in
-            guard let user = context.user else { throw HTTPError.notFound() }
+            let user = try context.requireUser()
             let (items, sort) = try listItems(context, user: user)
             return context.app.page(TallyPages.list(items: items, sort: sort, links: links, csrfToken: context.csrfToken))
         }
@@ -429,7 +429,7 @@ enum TallyRoutes {
                 try app.notifications.isMuted(scope: Tally.topic(tally.id), for: user.id, in: db)
             )
         }
-        guard let (tally, sharedWith, friends, zone, muted) = snapshot else { throw HTTPError.notFound() }
+        guard let (tally, sharedWith, friends, zone, muted) = snapshot else { throw HTTPError.outsideScope() }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
         var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
