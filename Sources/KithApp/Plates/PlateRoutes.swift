@@ -461,10 +461,7 @@ enum PlateRoutes {
     }
 
     static func rotateConfirmation(code: String?) -> Confirmation {
-        Confirmation(
-            "Make a new invite code?",
-            "\(code.map { "The code \($0)" } ?? "The old code") and its link stop working for good; whoever hasn't joined yet needs the new one.",
-            button: "Make a new code")
+        InviteCodes.rotateConfirmation("a new invite code", code: code)
     }
 
     /// Puts back a spot the viewer took back, or a player the host removed
