@@ -197,7 +197,7 @@ enum TallyRoutes {
         switch action {
         case .reset:
             return Confirmation(
-                "Reset \(name) to 0?", "Its count of \(Numerals.arabic(count)) goes\(sharedWith == 0 ? "" : ", for you and \(friends)").",
+                "Reset \(name) to 0?", "Its count of \(Numerals.arabic(count)) goes\(sharedWith == 0 ? "" : " for all \(sharedWith + 1) people who see it").",
                 button: "Reset to 0")
         case .delete:
             return Confirmation(
