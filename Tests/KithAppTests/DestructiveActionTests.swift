@@ -222,6 +222,29 @@ private func escaped(_ text: String) -> String {
         #expect(try c.app.app.database.read { try FriendStore.areFriends($0, c.ada.id, c.bob.id) } == false)
     }
 
+    @Test(
+        "confirm pages and pages showing an undo notice pass the Nu HTML checker",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func confirmAndUndoPagesValidate() throws {
+        let c = try Self.coffees()
+        var pages: [(String, String)] = []
+        let asked = try Tallies.post(c.ada.session, "/tallies/\(c.tally)/delete")
+        #expect(asked.status == 200)
+        pages.append(("confirm-delete", asked.text))
+        pages.append(("confirm-unshare", try Tallies.post(c.ada.session, "/tallies/\(c.tally)/sharing", [("share-\(c.bob.id)", "none")]).text))
+        try Tallies.confirm(c.ada.session, "/tallies/\(c.tally)/reset")
+        pages.append(("tally-undo", try c.ada.session.get("/tallies/\(c.tally)").text))
+        try Tallies.confirm(c.ada.session, "/tallies/\(c.tally)/delete")
+        pages.append(("home-undo", try c.ada.session.get("/").text))
+        #expect(pages.allSatisfy { !$0.1.isEmpty })
+        #expect(pages[2].1.contains("undo-notice") && pages[3].1.contains("undo-notice"))
+        let directory = try TemporaryDirectory("kith-confirm-html")
+        for (name, html) in pages {
+            try Data(html.utf8).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
+        }
+        try HTMLValidationTests.expectValid(directory: directory.path)
+    }
+
     // MARK: Plate games
 
     static func spots(_ app: AppHarness, _ game: Int64, user: Int64) throws -> [String] {
@@ -232,18 +255,13 @@ private func escaped(_ text: String) -> String {
         }
     }
 
-    static func spot(_ session: WebSession, _ game: Int64, _ state: String) throws {
-        let response = try session.post("/games/\(game)/spots", [("state", state)], csrf: try session.token(from: "/games/\(game)"))
-        guard response.status == 303 else { throw TestError("spot failed: \(response.status)") }
-    }
-
     @Test func removingAPlayerSaysHowManySpotsGoAndUndoBringsThemBackWithTheirTimes() throws {
         let clock = Locked(Plates.start)
         let app = try Plates.harness(clock: clock)
         let (dad, game, mom) = try Plates.family(app)
         for (offset, state) in ["OH", "TX", "UT"].enumerated() {
             clock.withLock { $0 = Plates.start + Int64(offset) * 3600 }
-            try Self.spot(mom.session, game, state)
+            try Plates.spot(mom.session, game, state)
         }
         let player = try app.app.database.read {
             try $0.queryValue("SELECT role || colour || joined_at FROM plate_players WHERE game_id = \(game) AND user_id = \(mom.id)", as: String.self)
@@ -280,8 +298,8 @@ private func escaped(_ text: String) -> String {
         let clock = Locked(Plates.start)
         let app = try Plates.harness(clock: clock)
         let (dad, game, mom) = try Plates.family(app)
-        try Self.spot(mom.session, game, "OH")
-        try Self.spot(dad.session, game, "OH")
+        try Plates.spot(mom.session, game, "OH")
+        try Plates.spot(dad.session, game, "OH")
         clock.withLock { $0 += 600 }
         let spots = try Self.spots(app, game, user: mom.id)
         let spotID = try Plates.spotID(app, game, user: mom.id, region: "OH")
@@ -307,7 +325,7 @@ private func escaped(_ text: String) -> String {
         let clock = Locked(Plates.start)
         let app = try Plates.harness(clock: clock)
         let (dad, game, mom) = try Plates.family(app)
-        try Self.spot(mom.session, game, "OH")
+        try Plates.spot(mom.session, game, "OH")
         let token = try dad.session.token(from: "/games/\(game)/players")
         #expect(try dad.session.postConfirming("/games/\(game)/players/\(mom.id)/remove", [], csrf: token).status == 303)
         let undo = try Self.undoAction(in: try dad.session.get("/games/\(game)/players"))

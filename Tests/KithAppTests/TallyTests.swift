@@ -137,7 +137,7 @@ struct TallyTests {
         for (route, fields, expected) in posts {
             for (index, person) in people.enumerated() {
                 let before = try Tallies.row(cast.app, id)
-                let response = try Tallies.post(person.session, "/tallies/\(id)/\(route)", fields)
+                let response = try Tallies.confirm(person.session, "/tallies/\(id)/\(route)", fields)
                 #expect(response.status == expected[index], "\(route) by \(names[index])")
                 if expected[index] != 303 {
                     #expect(try Tallies.row(cast.app, id) == before, "a refused \(route) changes nothing")
