@@ -67,6 +67,11 @@ function finish(confirmed) {
   }
   field.value = form.dataset.confirmToken || "";
   form.dataset.confirming = "yes";
+  // A plain form leaves the page. Its action may end this page's own access
+  // (a tally deleted, a member removed): the live stream would then be told
+  // "revoked" and reload this page over the navigation already under way.
+  // The page is leaving, so it says so now, as it will once it has left.
+  if (!form.hasAttribute("data-enhance")) window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: false }));
   // Submitted again, so another script's enhancement of the form still runs.
   if (submitter && submitter.form === form) form.requestSubmit(submitter);
   else form.requestSubmit();
