@@ -41,6 +41,18 @@ struct ConfirmBrowserTests {
             """) as? Bool) == true
     }
 
+    /// A phone-sized browser signed in as `username`, on `path`.
+    static func onAPhone(_ app: AppHarness, as username: String, at path: String, _ body: (WebDriver, WebDriverSession) throws -> Void) throws {
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let browser = try driver.newSession(capabilities: BrowserTests.capabilities)
+        defer { browser.delete() }
+        let base = "http://127.0.0.1:\(app.port)"
+        try BrowserTests.signIn(browser, base: base, username: username)
+        try browser.navigate(to: base + path)
+        try body(driver, browser)
+    }
+
     @Test(
         "deleting a tally at 375 px: the dialog says the server's sentence, Escape and Cancel keep it, Confirm deletes, Undo brings it back",
         .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
@@ -51,58 +63,53 @@ struct ConfirmBrowserTests {
         try Tallies.befriend(ada.session, "bob")
         let id = try Tallies.create(ada.session, name: "Coffees", count: 41, shares: [(bob.id, "view")])
 
-        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
-        defer { driver.stop() }
-        let browser = try driver.newSession(capabilities: BrowserTests.capabilities)
-        defer { browser.delete() }
-        let base = "http://127.0.0.1:\(app.port)"
-        try BrowserTests.signIn(browser, base: base, username: "ada")
-        try browser.navigate(to: base + "/tallies/\(id)")
-        let delete = "form[action$='/delete'] button"
-        try waitUntil("the script has loaded the dialog module") {
-            (try browser.execute("return !!document.querySelector(\"form[action$='/delete'][data-confirm]\") && document.documentElement.classList.contains('js');") as? Bool) == true
-        }
-        let asked = ["Delete Coffees?", "Its count of 41 and its settings go, for you and the friend it's shared with."]
+        try Self.onAPhone(app, as: "ada", at: "/tallies/\(id)") { driver, browser in
+            let delete = "form[action$='/delete'] button"
+            try waitUntil("the script has loaded the dialog module") {
+                (try browser.execute("return !!document.querySelector(\"form[action$='/delete'][data-confirm]\") && document.documentElement.classList.contains('js');") as? Bool) == true
+            }
+            let asked = ["Delete Coffees?", "Its count of 41 and its settings go, for you and the friend it's shared with."]
 
-        // Escape closes it, nothing is deleted, focus is back on the button.
-        try browser.click(delete)
-        try waitUntil("the dialog opens with the sentence") { try Self.openDialog(browser) == asked }
-        #expect(try Self.focusIsInDialog(browser), "focus moves into the dialog")
-        #expect(try Self.fitsThePhone(browser), "the dialog fits a 375 px screen")
-        #expect(try browser.execute("return document.querySelector('dialog[open] [data-confirm-go]').textContent;") as? String == "Delete tally")
-        try Self.pressEscape(driver, browser)
-        try waitUntil("Escape closes the dialog") { try Self.openDialog(browser) == nil }
-        try waitUntil("focus returns to the delete button") {
-            (try browser.execute("return document.activeElement === document.querySelector(\"form[action$='/delete'] button\");") as? Bool) == true
-        }
-        #expect(try Tallies.count(app, id) == 41)
+            // Escape closes it, nothing is deleted, focus is back on the button.
+            try browser.click(delete)
+            try waitUntil("the dialog opens with the sentence") { try Self.openDialog(browser) == asked }
+            #expect(try Self.focusIsInDialog(browser), "focus moves into the dialog")
+            #expect(try Self.fitsThePhone(browser), "the dialog fits a 375 px screen")
+            #expect(try browser.execute("return document.querySelector('dialog[open] [data-confirm-go]').textContent;") as? String == "Delete tally")
+            try Self.pressEscape(driver, browser)
+            try waitUntil("Escape closes the dialog") { try Self.openDialog(browser) == nil }
+            try waitUntil("focus returns to the delete button") {
+                (try browser.execute("return document.activeElement === document.querySelector(\"form[action$='/delete'] button\");") as? Bool) == true
+            }
+            #expect(try Tallies.count(app, id) == 41)
 
-        // Cancel keeps it too.
-        try browser.click(delete)
-        try waitUntil("the dialog opens again") { try Self.openDialog(browser) == asked }
-        try browser.click("dialog[open] [data-confirm-cancel]")
-        try waitUntil("Cancel closes it") { try Self.openDialog(browser) == nil }
-        usleep(300_000)
-        #expect(try Tallies.count(app, id) == 41)
-        #expect(try browser.execute("return location.pathname;") as? String == "/tallies/\(id)")
+            // Cancel keeps it too.
+            try browser.click(delete)
+            try waitUntil("the dialog opens again") { try Self.openDialog(browser) == asked }
+            try browser.click("dialog[open] [data-confirm-cancel]")
+            try waitUntil("Cancel closes it") { try Self.openDialog(browser) == nil }
+            usleep(300_000)
+            #expect(try Tallies.count(app, id) == 41)
+            #expect(try browser.execute("return location.pathname;") as? String == "/tallies/\(id)")
 
-        // Confirm deletes, and the home page offers Undo.
-        try browser.click(delete)
-        try waitUntil("the dialog opens a third time") { try Self.openDialog(browser) != nil }
-        try browser.click("dialog[open] [data-confirm-go]")
-        try waitUntil("the tally is deleted") { try Tallies.count(app, id) == nil }
-        try waitUntil("the home page shows the undo notice") {
-            (try browser.execute("const n = document.querySelector('[data-undo-notice][role=status]'); return n ? n.textContent : null;") as? String)?
-                .contains("Coffees deleted.") == true
+            // Confirm deletes, and the home page offers Undo.
+            try browser.click(delete)
+            try waitUntil("the dialog opens a third time") { try Self.openDialog(browser) != nil }
+            try browser.click("dialog[open] [data-confirm-go]")
+            try waitUntil("the tally is deleted") { try Tallies.count(app, id) == nil }
+            try waitUntil("the home page shows the undo notice") {
+                (try browser.execute("const n = document.querySelector('[data-undo-notice][role=status]'); return n ? n.textContent : null;") as? String)?
+                    .contains("Coffees deleted.") == true
+            }
+            #expect(try Self.fitsThePhone(browser))
+            try browser.click("[data-undo-notice] button")
+            try waitUntil("Undo brings it back with its count") { try Tallies.count(app, id) == 41 }
+            try waitUntil("and shows it again") {
+                (try browser.execute("return location.pathname + ' ' + (document.querySelector('.tally-face__count') || {}).getAttribute?.('aria-label');") as? String)
+                    == "/tallies/\(id) Coffees, 41, increment"
+            }
+            #expect(try BrowserTests.consoleErrors(browser)?.isEmpty ?? true)
         }
-        #expect(try Self.fitsThePhone(browser))
-        try browser.click("[data-undo-notice] button")
-        try waitUntil("Undo brings it back with its count") { try Tallies.count(app, id) == 41 }
-        try waitUntil("and shows it again") {
-            (try browser.execute("return location.pathname + ' ' + (document.querySelector('.tally-face__count') || {}).getAttribute?.('aria-label');") as? String)
-                == "/tallies/\(id) Coffees, 41, increment"
-        }
-        #expect(try BrowserTests.consoleErrors(browser)?.isEmpty ?? true)
     }
 
     @Test(
@@ -110,35 +117,29 @@ struct ConfirmBrowserTests {
         .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func removeAPlatePlayer() throws {
         let app = try Plates.harness()
-        let (dad, game, mom) = try Plates.family(app)
-        _ = dad
+        let (_, game, mom) = try Plates.family(app)
         try Plates.spot(mom.session, game, "OH")
         try Plates.spot(mom.session, game, "TX")
 
-        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
-        defer { driver.stop() }
-        let browser = try driver.newSession(capabilities: BrowserTests.capabilities)
-        defer { browser.delete() }
-        let base = "http://127.0.0.1:\(app.port)"
-        try BrowserTests.signIn(browser, base: base, username: "dad")
-        try browser.navigate(to: base + "/games/\(game)/players")
-        try waitUntil("the players page has loaded its script") {
-            (try browser.execute("return document.documentElement.classList.contains('js');") as? Bool) == true
-        }
-        try browser.click(".plate-roster__remove button")
-        try waitUntil("the dialog asks") { try Self.openDialog(browser) == ["Remove Mom?", "Their 2 spots go too."] }
-        #expect(try Self.fitsThePhone(browser))
-        try browser.click("dialog[open] [data-confirm-go]")
-        try waitUntil("Mom is out of the game") {
-            try app.app.database.read { try PlateStore.playerIDs($0, gameID: game) } .contains(mom.id) == false
-        }
-        try waitUntil("the host sees the undo notice") {
-            (try browser.execute("const n = document.querySelector('[data-undo-notice]'); return n ? n.textContent : null;") as? String)?
-                .contains("Mom removed.") == true
-        }
-        try browser.click("[data-undo-notice] button")
-        try waitUntil("Undo puts Mom back with her spots") {
-            try app.app.database.read { try $0.queryValue("SELECT count(*) FROM plate_spots WHERE game_id = \(game) AND user_id = \(mom.id)", as: Int64.self) } == 2
+        try Self.onAPhone(app, as: "dad", at: "/games/\(game)/players") { _, browser in
+            try waitUntil("the players page has loaded its script") {
+                (try browser.execute("return document.documentElement.classList.contains('js');") as? Bool) == true
+            }
+            try browser.click(".plate-roster__remove button")
+            try waitUntil("the dialog asks") { try Self.openDialog(browser) == ["Remove Mom?", "Their 2 spots go too."] }
+            #expect(try Self.fitsThePhone(browser))
+            try browser.click("dialog[open] [data-confirm-go]")
+            try waitUntil("Mom is out of the game") {
+                try app.app.database.read { try PlateStore.playerIDs($0, gameID: game) } .contains(mom.id) == false
+            }
+            try waitUntil("the host sees the undo notice") {
+                (try browser.execute("const n = document.querySelector('[data-undo-notice]'); return n ? n.textContent : null;") as? String)?
+                    .contains("Mom removed.") == true
+            }
+            try browser.click("[data-undo-notice] button")
+            try waitUntil("Undo puts Mom back with her spots") {
+                try app.app.database.read { try $0.queryValue("SELECT count(*) FROM plate_spots WHERE game_id = \(game) AND user_id = \(mom.id)", as: Int64.self) } == 2
+            }
         }
     }
 }
