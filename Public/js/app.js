@@ -247,3 +247,4 @@ document.addEventListener("visibilitychange", () => {
 window.addEventListener("pagehide", closeLive);
 
 if (document.visibilityState !== "hidden") openLive();
+import("./confirm.js").catch(() => {});

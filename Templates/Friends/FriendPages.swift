@@ -6,7 +6,10 @@ public enum FriendPages {
     public struct Friend: Sendable {
         public var person: TallyPages.Person
         public var removeURL: String
-        public init(person: TallyPages.Person, removeURL: String) {
+        /// What unfriending them would do.
+        public var removeConfirmation: Confirmation?
+        public init(person: TallyPages.Person, removeURL: String, removeConfirmation: Confirmation? = nil) {
+            self.removeConfirmation = removeConfirmation
             self.person = person
             self.removeURL = removeURL
         }
@@ -23,7 +26,7 @@ public enum FriendPages {
                     return """
                     <li class="friend card cluster cluster--between">
                     <span class="cluster">\(TallyPages.avatar(friend, label: "", size: 40))<span><strong>\(friend.name)</strong>\(friend.username.map { " <span class=\"muted\">@\($0)</span>" as HTML })</span></span>
-                    <form method="post"\(attribute: "action", entry.removeURL)>
+                    <form method="post"\(attribute: "action", entry.removeURL)\(entry.removeConfirmation.map(Confirm.attributes))>
                     \(Layout.csrfField(context.csrfToken))
                     <button class="button button--secondary button--small" type="submit"\(attribute: "aria-label", "Remove \(friend.name)")>Remove</button>
                     </form>

@@ -7,7 +7,10 @@ public enum HostPanel {
         public var link: String
         public var qrCode: HTML
         public var rotateAction: String
-        public init(title: String, link: String, qrCode: HTML, rotateAction: String) {
+        /// What a new link does to this one.
+        public var rotateConfirmation: Confirmation?
+        public init(title: String, link: String, qrCode: HTML, rotateAction: String, rotateConfirmation: Confirmation? = nil) {
+            self.rotateConfirmation = rotateConfirmation
             self.title = title
             self.link = link
             self.qrCode = qrCode
@@ -26,6 +29,8 @@ public enum HostPanel {
         public var priceAction: String?
         public var unlockAction: String?
         public var deleteAction: String
+        /// What deleting it would do ("Sam's letter goes for good").
+        public var deleteConfirmation: Confirmation?
         public init(
             id: Int64, giverName: String, kindLabel: String, stateLabel: String, content: HTML, cost: String, position: String,
             priceAction: String?, unlockAction: String?, deleteAction: String
@@ -116,6 +121,9 @@ public enum HostPanel {
         public var people: [OccasionScreens.Person]
         /// Contributors who could take over as host: (user id, name).
         public var successors: [(id: String, name: String)]
+        /// What calling the finale and closing would do.
+        public var finaleConfirmation: Confirmation?
+        public var closeConfirmation: Confirmation?
         public var finaleOpen: Bool
         public var isOpen: Bool
         public var challengeForm: FormState
@@ -161,7 +169,7 @@ public enum HostPanel {
         let invites = model.invites.map { invite -> HTML in
             """
             <div class="stack">\(InviteLinkCard.render(title: invite.title, link: invite.link, qrCode: invite.qrCode))
-            \(OccasionPage.action(invite.rotateAction, csrf: csrf, button: Button.secondary("New link (the old one stops working)", small: true)))</div>
+            \(invite.rotateConfirmation.map { Confirm.button("New link (the old one stops working)", action: invite.rotateAction, csrf: csrf, $0) } ?? "")</div>
             """
         }
         return OccasionPage.render(
@@ -228,7 +236,7 @@ public enum HostPanel {
                 <p class="cluster"><strong>\(gift.kindLabel) from \(gift.giverName)</strong><span class="chip">\(gift.stateLabel)</span></p>
                 <details><summary>Read it (you can't change it)</summary><div class="letter">\(gift.content)</div></details>
                 \(price)
-                <div class="cluster">\(unlock)\(OccasionPage.action(gift.deleteAction, csrf: csrf, button: Button.danger("Delete gift", small: true)))</div>
+                <div class="cluster">\(unlock)\(gift.deleteConfirmation.map { Confirm.button(action: gift.deleteAction, csrf: csrf, $0) } ?? "")</div>
                 </li>
                 """
         }
@@ -350,10 +358,10 @@ public enum HostPanel {
         let finale: HTML =
             model.finaleOpen
             ? "<p>The finale has happened: the badge is open.</p>"
-            : OccasionPage.action(model.paths.finale, csrf: csrf, button: Button.gold("Call the finale now"))
+            : "<form class=\"inline-form\" method=\"post\"\(attribute: "action", model.paths.finale)\(model.finaleConfirmation.map(Confirm.attributes))>\(Layout.csrfField(csrf))\(Button.gold("Call the finale now"))</form>"
         let openClose: HTML =
             model.isOpen
-            ? OccasionPage.action(model.paths.close, csrf: csrf, button: Button.secondary("Close the occasion"))
+            ? model.closeConfirmation.map { Confirm.button("Close the occasion", action: model.paths.close, csrf: csrf, $0, small: false) } ?? ""
             : OccasionPage.action(model.paths.reopen, csrf: csrf, button: Button.secondary("Reopen the occasion"))
         return """
             <section class="stack" aria-labelledby="finale-heading"><h2 id="finale-heading">The finale</h2>

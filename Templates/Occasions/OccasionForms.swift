@@ -43,7 +43,8 @@ public enum OccasionForms {
     }
 
     public static func editChallenge(
-        context: PageContext, header: OccasionPage.Header, form: FormState, action: String, deleteAction: String
+        context: PageContext, header: OccasionPage.Header, form: FormState, action: String, deleteAction: String,
+        deleteConfirmation: Confirmation
     ) -> HTML {
         OccasionPage.render(
             title: "Edit challenge", context: context, header: header, tab: .host, livePath: nil,
@@ -55,7 +56,7 @@ public enum OccasionForms {
                 \(challengeFields(form: form))
                 <div class="cluster">\(Button.primary("Save challenge"))\(Button.link("Back to the host panel", href: header.paths.host, style: .secondary))</div>
                 </form>
-                \(OccasionPage.action(deleteAction, csrf: context.csrfToken, button: Button.danger("Delete challenge", small: true)))
+                \(Confirm.button(action: deleteAction, csrf: context.csrfToken, deleteConfirmation))
                 </section>
                 """)
     }

@@ -370,6 +370,8 @@ public enum OccasionScreens {
         /// For the host only: "Joined 3 days ago with code K7M2QX".
         public var joinDetails: String?
         public var removeAction: String?
+        /// What removing them would do; without it the server asks on its own page.
+        public var removeConfirmation: Confirmation?
         public init(name: String, avatarURL: String, roleLabel: String, joinDetails: String?, removeAction: String?) {
             self.name = name
             self.avatarURL = avatarURL
@@ -384,7 +386,10 @@ public enum OccasionScreens {
             let details: HTML = person.joinDetails.map { "<span class=\"muted roster__details\">\($0)</span>" } ?? ""
             let remove: HTML =
                 person.removeAction.map {
-                    OccasionPage.action($0, csrf: csrf, button: Button.render("Remove \(person.name)", style: .danger, small: true))
+                    """
+                    <form class="inline-form" method="post"\(attribute: "action", $0)\(person.removeConfirmation.map(Confirm.attributes))>\
+                    \(Layout.csrfField(csrf))\(Button.render("Remove \(person.name)", style: .danger, small: true))</form>
+                    """
                 } ?? ""
             return """
                 <li class="roster__person cluster"><img class="avatar"\(attribute: "src", person.avatarURL) alt="" width="40" height="40">

@@ -37,6 +37,8 @@ public enum PlateBoardPage {
         public var machineTime: String
         /// The undo form's action, on the viewer's own spots only.
         public var undoAction: String?
+        /// What taking that spot back would do.
+        public var undoConfirmation: Confirmation?
         public init(regionName: String, regionCode: String, playerName: String, relativeTime: String, machineTime: String, undoAction: String?) {
             self.regionName = regionName
             self.regionCode = regionCode
@@ -96,6 +98,8 @@ public enum PlateBoardPage {
         /// clock time in it.
         public var timeZone: String
         public var paths: Paths
+        /// The viewer's own spot just taken back, while it can be undone.
+        public var undo: Confirm.UndoNotice?
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
@@ -143,6 +147,7 @@ public enum PlateBoardPage {
                 \(modeSwitch)
                 </div>
                 </header>
+                \(Confirm.undo(model.undo, csrf: context.csrfToken))
                 \(board(model: model, csrfToken: context.csrfToken))
                 <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance\(attribute: "data-target", FragmentID.plateBoard.rawValue) hidden>
                 \(Layout.csrfField(context.csrfToken))<input type="hidden" name="state" value="">
@@ -250,7 +255,8 @@ public enum PlateBoardPage {
         let items = model.feed.map { item -> HTML in
             let undo: HTML = item.undoAction.map { action in
                 """
-                <form method="post"\(attribute: "action", action) class="plate-feed__undo">\(Layout.csrfField(csrfToken))\
+                <form method="post"\(attribute: "action", action) class="plate-feed__undo"\(item.undoConfirmation.map(Confirm.attributes))>\
+                \(Layout.csrfField(csrfToken))\
                 <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
                 """
             } ?? ""

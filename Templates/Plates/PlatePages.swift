@@ -112,6 +112,8 @@ public enum PlateStatePage {
         public var undoAction: String?
         /// Everyone who has spotted it, first first.
         public var spotters: [String]
+        /// What taking the viewer's spot back would do.
+        public var undoConfirmation: Confirmation?
         public init(
             gameName: String, regionName: String, regionCode: String, board: String, spotAction: String, undoAction: String?, spotters: [String]
         ) {
@@ -131,11 +133,8 @@ public enum PlateStatePage {
             ? "<p>Nobody in \(model.gameName) has spotted one yet.</p>"
             : "<p>Spotted by \(model.spotters.joined(separator: ", ")).</p>"
         let action: HTML
-        if let undo = model.undoAction {
-            action = """
-                <form method="post"\(attribute: "action", undo) class="form-actions">\(Layout.csrfField(context.csrfToken))\
-                \(Button.secondary("Undo my spot"))</form>
-                """
+        if let undo = model.undoAction, let confirmation = model.undoConfirmation {
+            action = Confirm.button("Undo my spot", action: undo, csrf: context.csrfToken, confirmation, small: false, formClass: "form-actions")
         } else {
             action = """
                 <form method="post"\(attribute: "action", model.spotAction) class="form-actions">\(Layout.csrfField(context.csrfToken))\
@@ -169,7 +168,10 @@ public enum PlatePlayersPage {
         public var isViewer: Bool
         /// The host's remove form action; nil for everyone else.
         public var removeAction: String?
-        public init(name: String, colour: Int, isHost: Bool, isViewer: Bool, removeAction: String?) {
+        /// What removing them would do ("Their 3 spots go too").
+        public var removeConfirmation: Confirmation?
+        public init(name: String, colour: Int, isHost: Bool, isViewer: Bool, removeAction: String?, removeConfirmation: Confirmation? = nil) {
+            self.removeConfirmation = removeConfirmation
             self.name = name
             self.colour = colour
             self.isHost = isHost
@@ -190,6 +192,10 @@ public enum PlatePlayersPage {
         public var rotateAction: String
         public var leave: String
         public var form: FormState
+        /// What a new code would do to the old one.
+        public var rotateConfirmation: Confirmation?
+        /// The host's own removal of a player, while it can be undone.
+        public var undo: Confirm.UndoNotice?
         public init(
             gameName: String, code: String?, link: String?, qrCode: HTML, players: [Player], isHost: Bool, board: String, settingsAction: String,
             rotateAction: String, leave: String, form: FormState
@@ -213,10 +219,9 @@ public enum PlatePlayersPage {
         if let code = model.code, let link = model.link {
             let rotate: HTML =
                 model.isHost
-                ? """
-                <form method="post"\(attribute: "action", model.rotateAction)>\(Layout.csrfField(context.csrfToken))\
-                \(Button.secondary("New code (the old one stops working)", small: true))</form>
-                """
+                ? model.rotateConfirmation.map {
+                    Confirm.button("New code (the old one stops working)", action: model.rotateAction, csrf: context.csrfToken, $0, formClass: "")
+                } ?? ""
                 : ""
             invite = """
                 <section class="stack" aria-labelledby="plate-invite-title">
@@ -235,7 +240,8 @@ public enum PlatePlayersPage {
             let tags: HTML = "\(host)\(you)"
             let remove: HTML = player.removeAction.map { action in
                 """
-                <form method="post"\(attribute: "action", action) class="plate-roster__remove">\(Layout.csrfField(context.csrfToken))\
+                <form method="post"\(attribute: "action", action) class="plate-roster__remove"\(player.removeConfirmation.map(Confirm.attributes))>\
+                \(Layout.csrfField(context.csrfToken))\
                 <button class="link-button" type="submit"\(attribute: "aria-label", "Remove \(player.name) from the game")>Remove</button></form>
                 """
             } ?? ""
@@ -264,6 +270,7 @@ public enum PlatePlayersPage {
                 <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header"><h1 class="road-sign">\(model.gameName)</h1>
                 <p><a\(attribute: "href", model.board)>Back to the board</a></p></header>
+                \(Confirm.undo(model.undo, csrf: context.csrfToken))
                 \(invite)
                 <section class="stack" aria-labelledby="plate-roster-title">
                 <h2 id="plate-roster-title">Players</h2>

@@ -93,13 +93,14 @@ public enum TallyPages {
     // MARK: The list
 
     /// The dashboard's tallies section: heading, create link, the list.
-    public static func section(items: [Item], sort: Sort, links: Links, csrfToken: String?) -> HTML {
+    public static func section(items: [Item], sort: Sort, links: Links, csrfToken: String?, undo: Confirm.UndoNotice? = nil) -> HTML {
         """
         <section class="dashboard-section tallies-section stack" aria-labelledby="tallies-heading">
         <div class="cluster cluster--between">
         <h2 id="tallies-heading">Tallies</h2>
         <div class="cluster">\(Button.link("Friends", href: links.friends, style: .secondary, small: true))\(Button.link("New tally", href: links.new, small: true))</div>
         </div>
+        \(Confirm.undo(undo, csrf: csrfToken))
         \(list(items: items, sort: sort, links: links, csrfToken: csrfToken))
         </section>
         """
@@ -225,10 +226,17 @@ public enum TallyPages {
         /// The rename and set-count forms, shown again with their errors.
         public var form: FormState
         public var links: Links
+        /// What resetting, deleting and leaving would do, in that order.
+        public var confirm: [Confirmation]
+        /// The viewer's own reset, while it can still be undone.
+        public var undo: Confirm.UndoNotice?
         public init(
             item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
-            updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState()
+            updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState(),
+            confirm: [Confirmation], undo: Confirm.UndoNotice? = nil
         ) {
+            self.confirm = confirm
+            self.undo = undo
             self.links = links
             self.item = item
             self.canManage = canManage
@@ -278,9 +286,7 @@ public enum TallyPages {
                 \(FormField.number(name: "count", label: "Set the count to", value: model.form.values["count"] ?? String(item.count), error: model.form.errors["count"], required: true, min: 0, max: 999_999_999))
                 <div>\(Button.secondary("Set count", small: true))</div>
                 </form>
-                <form method="post"\(attribute: "action", item.paths.reset)>
-                \(Layout.csrfField(csrf))\(Button.secondary("Reset to 0 now", small: true))
-                </form>
+                \(Confirm.button("Reset to 0 now", action: item.paths.reset, csrf: csrf, model.confirm[0], formClass: "tally-reset"))
                 """))
         }
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
@@ -296,19 +302,13 @@ public enum TallyPages {
                 note: item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.",
                 button: item.fireworks ? "Turn fireworks off" : "Turn fireworks on")))
             sections.append(card(title: "Delete", """
-                <form class="stack" method="post"\(attribute: "action", item.paths.delete)>
-                \(Layout.csrfField(csrf))
                 <p class="muted">Deleting removes this tally for everyone it is shared with.</p>
-                <div>\(Button.danger("Delete tally", small: true))</div>
-                </form>
+                <div>\(Confirm.button(action: item.paths.delete, csrf: csrf, model.confirm[1]))</div>
                 """))
         } else {
             sections.append(card(title: "Leave", """
-                <form class="stack" method="post"\(attribute: "action", item.paths.leave)>
-                \(Layout.csrfField(csrf))
                 <p class="muted">\(item.owner.name) keeps the tally; it leaves your list.</p>
-                <div>\(Button.danger("Leave tally", small: true))</div>
-                </form>
+                <div>\(Confirm.button(action: item.paths.leave, csrf: csrf, model.confirm[2]))</div>
                 """))
         }
         return Layout.page(
@@ -316,6 +316,7 @@ public enum TallyPages {
             main: """
                 <div class="container stack tally-full" data-tally-page="\(item.id)">
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
+                \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "schedule", "share"]))
                 \(face(model, csrfToken: csrf))
                 <div class="grid tally-settings">

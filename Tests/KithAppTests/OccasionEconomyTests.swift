@@ -139,7 +139,7 @@ struct OccasionEconomyTests {
         #expect(finales == 1)
         // A second occasion: the host calls it with nothing unlocked.
         let other = try OccasionParty.createOccasion(app, host: party.host, name: "Leaving do")
-        #expect(try party.post(party.host, "/occasions/\(other)/host/finale", [], from: "/occasions/\(other)/host").status == 303)
+        #expect(try party.confirm(party.host, "/occasions/\(other)/host/finale", [], from: "/occasions/\(other)/host").status == 303)
         let called = try party.host.get("/occasions/\(other)/timeline").text
         #expect(called.contains("Happy birthday, Alex!"))
         #expect(!called.contains("Every gift is yours"))

@@ -125,7 +125,7 @@ struct OccasionInputTests {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app, contributors: 1)
         let challenge = try party.addChallenge("Sing", points: 5)
-        #expect(try party.post(party.host, "\(party.base)/host/close", [], from: "\(party.base)/host").status == 303)
+        #expect(try party.confirm(party.host, "\(party.base)/host/close", [], from: "\(party.base)/host").status == 303)
         let refused = try party.complete(challenge)
         #expect(refused.status == 409)
         #expect(refused.text.contains("This occasion is closed"))

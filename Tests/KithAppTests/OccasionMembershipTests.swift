@@ -60,7 +60,7 @@ struct OccasionMembershipTests {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app, contributors: 0, celebrantJoins: false)
         let (old, _) = try OccasionParty.codes(app, party.id)
-        #expect(try party.post(party.host, "\(party.base)/host/invites/occasion/rotate", [], from: "\(party.base)/host").status == 303)
+        #expect(try party.confirm(party.host, "\(party.base)/host/invites/occasion/rotate", [], from: "\(party.base)/host").status == 303)
         let (new, _) = try OccasionParty.codes(app, party.id)
         #expect(new != old)
         #expect(try party.stranger.get("/join/\(old)").status == 404)
@@ -113,7 +113,7 @@ struct OccasionMembershipTests {
         // The host removes friend two: their stream is told and closed, a new
         // one is refused, and the pages are gone for them.
         let friendTwo = try #require(party.userIDs["friend_2"])
-        #expect(try party.post(party.host, "\(party.base)/host/members/\(friendTwo)/remove", [], from: "\(party.base)/host").status == 303)
+        #expect(try party.confirm(party.host, "\(party.base)/host/members/\(friendTwo)/remove", [], from: "\(party.base)/host").status == 303)
         #expect(try watcher.read(until: "event: revoked", timeout: 5).contains("revoked"))
         #expect(try watcher.waitForClose(timeout: 5))
         let retry = try TestClient(port: app.port)

@@ -242,10 +242,10 @@ struct PlateLiveTests {
         try Plates.spot(dad.session, game, "NV")
         try Plates.spot(kid.session, game, "VT")
         try Plates.spot(dad.session, game, "WA")
-        _ = try dad.session.post(
+        _ = try dad.session.postConfirming(
             "/games/\(game)/spots/\(try Plates.spotID(app, game, user: dad.id, region: "NV"))/undo", [],
             csrf: try dad.session.token(from: "/games/\(game)"))
-        _ = try kid.session.post(
+        _ = try kid.session.postConfirming(
             "/games/\(game)/spots/\(try Plates.spotID(app, game, user: kid.id, region: "VT"))/undo", [],
             csrf: try kid.session.token(from: "/games/\(game)"))
         #expect(try pendingDigests(app, userID: dad.id) == 0, "Kid's only spot was taken back")

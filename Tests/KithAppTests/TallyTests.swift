@@ -46,7 +46,7 @@ struct FriendTests {
         #expect(try ada.session.get("/tallies/\(bobs)").status == 200)
 
         // Bob removes Ada: one request, both directions.
-        #expect(try Tallies.post(bob.session, "/friends/\(ada.id)/remove").status == 303)
+        #expect(try Tallies.confirm(bob.session, "/friends/\(ada.id)/remove").status == 303)
         #expect(try bob.session.get("/tallies/\(adas)").status == 404)
         #expect(try ada.session.get("/tallies/\(bobs)").status == 404)
         #expect(!(try ada.session.get("/").text.contains("Bob&#39;s teas")))
@@ -71,7 +71,7 @@ struct FriendTests {
         _ = try cy.session.get("/tallies/\(adas)")
         let tallies = try tallyRows(app)
 
-        #expect(try Tallies.post(ada.session, "/friends/\(bob.id)/remove").status == 303)
+        #expect(try Tallies.confirm(ada.session, "/friends/\(bob.id)/remove").status == 303)
         #expect(try tallyRows(app) == tallies, "the tallies' hook found nothing to unshare")
         let friendships = try app.app.database.read { db in
             try db.query("SELECT user_id, friend_id FROM friendships ORDER BY 1, 2").map { [try $0.get("user_id") as Int64, try $0.get("friend_id") as Int64] }
@@ -137,7 +137,7 @@ struct TallyTests {
         for (route, fields, expected) in posts {
             for (index, person) in people.enumerated() {
                 let before = try Tallies.row(cast.app, id)
-                let response = try Tallies.post(person.session, "/tallies/\(id)/\(route)", fields)
+                let response = try Tallies.confirm(person.session, "/tallies/\(id)/\(route)", fields)
                 #expect(response.status == expected[index], "\(route) by \(names[index])")
                 if expected[index] != 303 {
                     #expect(try Tallies.row(cast.app, id) == before, "a refused \(route) changes nothing")
@@ -160,9 +160,9 @@ struct TallyTests {
         #expect(try Tallies.post(cast.owner.session, "/tallies/\(id)/leave").status == 403)
         #expect(try Tallies.post(cast.edit.session, "/tallies/\(id)/delete").status == 403)
         #expect(try Tallies.post(cast.stranger.session, "/tallies/\(id)/delete").status == 404)
-        #expect(try Tallies.post(cast.view.session, "/tallies/\(id)/leave").status == 303)
+        #expect(try Tallies.confirm(cast.view.session, "/tallies/\(id)/leave").status == 303)
         #expect(try cast.view.session.get("/tallies/\(id)").status == 404, "Cy left")
-        #expect(try Tallies.post(cast.owner.session, "/tallies/\(id)/delete").status == 303)
+        #expect(try Tallies.confirm(cast.owner.session, "/tallies/\(id)/delete").status == 303)
         #expect(try cast.edit.session.get("/tallies/\(id)").status == 404, "gone for everyone")
         #expect(try Tallies.row(cast.app, id) == nil)
         #expect(try cast.owner.session.get("/tallies").header("Location") == "/", "the list lives on the home page")
@@ -191,7 +191,7 @@ struct TallyTests {
         let id = cast.tally
         let fifth = try Tallies.person(cast.app, "eve")
         try Tallies.befriend(cast.owner.session, "eve")
-        #expect(try Tallies.post(cast.owner.session, "/tallies/\(id)/sharing", [("share-\(cast.edit.id)", "edit"), ("share-\(fifth.id)", "edit")]).status == 303)
+        #expect(try Tallies.confirm(cast.owner.session, "/tallies/\(id)/sharing", [("share-\(cast.edit.id)", "edit"), ("share-\(fifth.id)", "edit")]).status == 303)
         let sessions = [cast.owner.session, cast.edit.session, fifth.session]
         let tokens = try sessions.map { try $0.token(from: "/") }
         let failures = Locked(0)

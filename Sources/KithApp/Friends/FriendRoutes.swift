@@ -41,6 +41,9 @@ enum FriendRoutes {
             let user = try context.requireUser()
             let friendID = try context.request.parameter("user", as: Int64.self)
             let app = context.app
+            let friend = try app.database.read { db in try FriendStore.friends(db, userID: user.id).first { $0.id == friendID } }
+            guard let friend else { throw HTTPError.notFound("That person isn't on your friends list.") }
+            if let page = context.unconfirmed(removeConfirmation(friend.displayName), cancel: index.path()) { return page }
             try app.database.write { tx in
                 guard try FriendStore.areFriends(tx, user.id, friendID) else { throw HTTPError.notFound("That person isn't on your friends list.") }
                 // Before the rows go, so a handler still sees the friendship.
@@ -49,6 +52,15 @@ enum FriendRoutes {
             }
             return .redirect(to: index.path())
         }
+    }
+
+    /// Friends cannot count what other features share between the two (they
+    /// learn of the ending through `friendshipEnded`), so the words say what
+    /// every such feature does: sharing stops, both ways.
+    static func removeConfirmation(_ name: String) -> Confirmation {
+        Confirmation(
+            "Remove \(name) as a friend?",
+            "Every tally shared between you stops being shared, both ways. You can add each other again later.", button: "Remove friend")
     }
 
     static func flash(_ added: String?) -> [Flash] {
@@ -62,7 +74,11 @@ enum FriendRoutes {
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(
             FriendPages.friends(
-                context: frame, friends: friends.map { FriendPages.Friend(person: $0.shown(in: context.app), removeURL: remove.path($0.id)) },
+                context: frame,
+                friends: friends.map {
+                    FriendPages.Friend(
+                        person: $0.shown(in: context.app), removeURL: remove.path($0.id), removeConfirmation: removeConfirmation($0.displayName))
+                },
                 form: form, addURL: add.path()), status: status)
     }
 }

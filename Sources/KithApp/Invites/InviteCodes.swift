@@ -2,6 +2,7 @@ import KithCrypto
 import KithHTTP
 import KithStorage
 import KithSync
+import KithTemplates
 
 /// What a code opens, as its preview shows it. Nothing private: chat apps
 /// fetch invite links to draw their previews, and anyone holding a link
@@ -167,5 +168,16 @@ enum InviteStore {
     static func recordFailure(_ tx: Transaction, address: String, now: Int64, forgetBefore: Int64) throws {
         try tx.execute("INSERT INTO invite_lookup_failures (address, at) VALUES (\(address), \(now))")
         try tx.execute("DELETE FROM invite_lookup_failures WHERE at < \(forgetBefore)")
+    }
+}
+
+extension InviteCodes {
+    /// What rotating does, for the confirmation every feature's "new code"
+    /// button asks: the old code dies for good (see `rotate`).
+    static func rotateConfirmation(_ what: String, code: String?) -> Confirmation {
+        Confirmation(
+            "Make \(what)?",
+            "\(code.map { "The code \($0)" } ?? "The old code") and its link stop working for good; whoever hasn't joined yet needs the new one.",
+            button: "Make \(what)")
     }
 }

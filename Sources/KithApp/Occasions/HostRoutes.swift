@@ -91,11 +91,12 @@ enum HostRoutes {
                     let link = app.baseURL + InviteRoutes.preview.path(code)
                     return HostPanel.InviteLink(
                         title: title, link: link, qrCode: QRCode.svg(for: link, label: "QR code for the \(title.lowercased())"),
-                        rotateAction: rotate.path(scope.id, kind))
+                        rotateAction: rotate.path(scope.id, kind),
+                        rotateConfirmation: InviteCodes.rotateConfirmation("a new \(title.lowercased())", code: code))
                 }
             let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
                 let giver = names[gift.authorID] ?? "Someone"
-                return HostPanel.GiftRow(
+                var row = HostPanel.GiftRow(
                     id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
                     content: OccasionPages.giftContent(
@@ -104,6 +105,8 @@ enum HostRoutes {
                     priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
                     unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,
                     deleteAction: deleteGift.path(scope.id, gift.id))
+                row.deleteConfirmation = try deleteGiftConfirmation(db, gift: gift, giver: giver)
+                return row
             }
             func row(_ challenge: Challenge) -> HostPanel.ChallengeRow {
                 let author = challenge.authorID.flatMap { names[$0] }
@@ -129,14 +132,18 @@ enum HostRoutes {
                     text: "\(report.subjectKind == "gift" ? "Gift" : "Challenge"): \(report.subjectTitle ?? "(removed)")",
                     detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(TimeText.local(report.at, zone: zone).human)")
             }
-            return HostPanel.Model(
+            var people = OccasionPages.persons(members, scope: scope, app: app, zone: zone)
+            for (index, member) in members.enumerated() where people[index].removeAction != nil {
+                people[index].removeConfirmation = try removeConfirmation(db, scope: scope, member: member)
+            }
+            var model = HostPanel.Model(
                 celebrantJoined: members.contains { $0.role == .celebrant }, invites: invites,
                 challengePoints: economy.challengePoints, darePoints: economy.darePoints, giftCosts: economy.giftCosts,
                 unpricedGifts: economy.unpricedGifts, gifts: gifts,
                 challenges: try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge).map(row),
                 dares: try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).map(row),
                 dareMin: scope.occasion.dareMinPoints, dareMax: scope.occasion.dareMaxPoints, adjustments: adjustments, reports: reports,
-                people: OccasionPages.persons(members, scope: scope, app: app, zone: zone),
+                people: people,
                 successors: members.filter { $0.role == .contributor }.map { (String($0.userID), $0.displayName) },
                 finaleOpen: scope.occasion.finaleAt != nil, isOpen: scope.occasion.isOpen,
                 challengeForm: forms.challenge, pointsForm: forms.points, boundsForm: forms.bounds,
@@ -144,6 +151,9 @@ enum HostRoutes {
                     addChallenge: addChallenge.path(scope.id), dareBounds: dareBounds.path(scope.id), adjust: adjust.path(scope.id),
                     handOver: handOver.path(scope.id), finale: finale.path(scope.id), close: close.path(scope.id),
                     reopen: reopen.path(scope.id)))
+            model.finaleConfirmation = try finaleConfirmation(db, scope: scope)
+            model.closeConfirmation = closeConfirmation(scope)
+            return model
         }
         return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
     }
@@ -195,7 +205,7 @@ enum HostRoutes {
         return context.app.page(
             OccasionForms.editChallenge(
                 context: frame, header: OccasionRoutes.header(scope), form: state, action: updateChallenge.path(scope.id, challenge.id),
-                deleteAction: deleteChallenge.path(scope.id, challenge.id)),
+                deleteAction: deleteChallenge.path(scope.id, challenge.id), deleteConfirmation: deleteChallengeConfirmation(challenge)),
             status: status)
     }
 
@@ -214,6 +224,12 @@ enum HostRoutes {
     static func deleteChallenge(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         let target = try challenge(context, scope)
+        // A done or a guest's challenge is refused below; only a deletable one is asked about.
+        if target.kind == .challenge, !target.isCompleted,
+            let page = context.unconfirmed(deleteChallengeConfirmation(target), cancel: editChallenge.path(scope.id, target.id))
+        {
+            return page
+        }
         return try act(context) { tx, scope in
             guard try OccasionStore.deleteChallenge(tx, occasionID: scope.id, id: target.id) else {
                 throw HTTPError(.conflict, "Only a host challenge that isn't done yet can be deleted.")
@@ -292,6 +308,11 @@ enum HostRoutes {
     static func deleteGift(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         let target = try gift(context, scope)
+        let confirmation = try context.app.database.read { db in
+            let giver = try OccasionStore.membership(db, occasionID: scope.id, userID: target.authorID)?.displayName ?? "Someone"
+            return try deleteGiftConfirmation(db, gift: target, giver: giver)
+        }
+        if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
         return try act(context) { tx, scope in
             _ = try OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id)
             try context.app.media.collectGarbage(tx)
@@ -338,7 +359,12 @@ enum HostRoutes {
     }
 
     static func callFinale(_ context: RequestContext) throws -> Response {
-        try act(context, open: true, back: OccasionRoutes.timeline.path(try context.request.parameter("occasion", as: Int64.self))) { tx, scope in
+        let scope = try host(context)
+        if scope.occasion.finaleAt == nil, scope.occasion.isOpen {
+            let confirmation = try context.app.database.read { try finaleConfirmation($0, scope: scope) }
+            if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
+        }
+        return try act(context, open: true, back: OccasionRoutes.timeline.path(try context.request.parameter("occasion", as: Int64.self))) { tx, scope in
             if try OccasionStore.openFinaleIfDue(tx, occasionID: scope.id, force: true, now: context.app.now) {
                 try OccasionNews.tell(
                     tx, context.app, kind: OccasionNews.finale, scope: scope, subject: "the finale", roles: [.contributor, .celebrant],
@@ -348,7 +374,9 @@ enum HostRoutes {
     }
 
     static func setOpen(_ context: RequestContext, _ open: Bool) throws -> Response {
-        try act(context) { tx, scope in try OccasionStore.setOpen(tx, occasionID: scope.id, open) }
+        let scope = try host(context)
+        if !open, scope.occasion.isOpen, let page = context.unconfirmed(closeConfirmation(scope), cancel: panel.path(scope.id)) { return page }
+        return try act(context) { tx, scope in try OccasionStore.setOpen(tx, occasionID: scope.id, open) }
     }
 
     static func handOver(_ context: RequestContext) throws -> Response {
@@ -373,6 +401,13 @@ enum HostRoutes {
         guard userID != scope.viewer.userID else {
             throw HTTPError(.conflict, "You can't remove yourself. Hand the host role to someone else first.")
         }
+        let confirmation = try context.app.database.read { db -> Confirmation? in
+            guard let member = try OccasionStore.members(db, occasionID: scope.id).first(where: { $0.userID == userID && $0.role != .host })
+            else { return nil }
+            return try removeConfirmation(db, scope: scope, member: member)
+        }
+        guard let confirmation else { throw HTTPError.notFound() }
+        if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
         let app = context.app
         let removed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
@@ -391,8 +426,68 @@ enum HostRoutes {
         guard which == OccasionRoutes.contributorInvite || which == OccasionRoutes.celebrantInvite else {
             throw HTTPError.notFound()
         }
+        let scope = try host(context)
+        let code = try context.app.database.read { try context.app.invites.code($0, kind: which, targetID: scope.id) }
+        let title = which == OccasionRoutes.celebrantInvite ? "celebrant link" : "contributor link"
+        if let page = context.unconfirmed(InviteCodes.rotateConfirmation("a new \(title)", code: code), cancel: panel.path(scope.id)) {
+            return page
+        }
         return try act(context) { tx, scope in
             _ = try context.app.invites.rotate(tx, kind: which, targetID: scope.id, by: scope.viewer.userID, now: context.app.now)
         }
     }
+
+    // MARK: Destructive actions
+
+    /// What removing a member does: they lose the occasion, and what they
+    /// made stays (gifts and dares belong to the occasion's story).
+    static func removeConfirmation(_ db: some Queryable, scope: OccasionScope, member: OccasionMember) throws -> Confirmation {
+        let question = "Remove \(member.displayName)?"
+        let button = "Remove \(member.displayName)"
+        if member.role == .celebrant {
+            let done = try [Challenge.Kind.challenge, .dare].reduce(0) { total, kind in
+                total + (try OccasionStore.challenges(db, occasionID: scope.id, kind: kind).filter(\.isCompleted).count)
+            }
+            let kept = done == 0 ? "they haven't completed a challenge yet" : "the \(plural(done, "challenge")) they completed \(done == 1 ? "stays" : "stay") on the timeline"
+            return Confirmation(
+                question, "They are the one \(scope.occasion.name) celebrates: they lose access to it, and \(kept).", button: button)
+        }
+        let gift = try OccasionStore.gifts(db, occasionID: scope.id).contains { $0.authorID == member.userID && $0.state != .draft }
+        let dare = try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).contains { $0.authorID == member.userID }
+        let kept = [gift ? "their gift" : nil, dare ? "their dare" : nil].compactMap { $0 }
+        let rest = kept.isEmpty ? "they haven't sent a gift or written a dare" : "\(kept.joined(separator: " and ")) \(kept.count == 1 ? "stays" : "stay")"
+        return Confirmation(question, "They lose access to \(scope.occasion.name); \(rest).", button: button)
+    }
+
+    static func deleteGiftConfirmation(_ db: some Queryable, gift: Gift, giver: String) throws -> Confirmation {
+        let files = try OccasionMediaStore.items(db, giftID: gift.id).count
+        let what = gift.kind == .photos ? "photo gift" : gift.kind.label.lowercased()
+        var consequence = "\(giver)'s \(what) goes for good\(files == 0 ? "" : ", with its \(plural(files, "file"))")."
+        if gift.state == .unlocked, let cost = gift.cost {
+            consequence += " It was unlocked: the \(plural(cost, "point")) spent on it are not given back."
+        }
+        return Confirmation("Delete \(giver)'s gift?", consequence, button: "Delete gift")
+    }
+
+    static func deleteChallengeConfirmation(_ challenge: Challenge) -> Confirmation {
+        Confirmation(
+            "Delete “\(challenge.title)”?", "Nobody has completed it yet; its \(plural(challenge.points, "point")) go with it.",
+            button: "Delete challenge")
+    }
+
+    static func finaleConfirmation(_ db: some Queryable, scope: OccasionScope) throws -> Confirmation {
+        let locked = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state == .submitted || $0.state == .onOffer }.count
+        return Confirmation(
+            "Call the finale now?",
+            "It happens once and can't be taken back: the badge opens for everyone\(locked == 0 ? "" : ", with \(plural(locked, "gift")) still locked").",
+            button: "Call the finale")
+    }
+
+    static func closeConfirmation(_ scope: OccasionScope) -> Confirmation {
+        Confirmation(
+            "Close \(scope.occasion.name)?", "It can be read but not played until you reopen it, and it moves to “Past”.",
+            button: "Close the occasion")
+    }
+
+    static func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
 }

@@ -26,9 +26,14 @@ enum PlateRoutes {
     static let remove = Route(.post, "/games/:game/players/:player/remove")
     static let leaveForm = Route(.get, "/games/:game/leave")
     static let leave = Route(.post, "/games/:game/leave")
+    /// Puts back a spot taken back or a player removed, from the undo journal.
+    static let restore = Route(.post, "/games/:game/restore/:entry")
 
     static let inviteKind = "game"
     static let notificationKind = "plate.spot"
+    /// Undo journal kinds: a spot taken back, a player removed.
+    static let spotUndoKind = "plate.spot"
+    static let playerUndoKind = "plate.player"
     /// Spots the feed shows.
     static let feedSize = 20
 
@@ -92,6 +97,8 @@ enum PlateRoutes {
         Endpoint(rotate) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             guard game.role.canRotateCode else { throw HTTPError.forbidden("Only the host can change the invite code.") }
+            let code = try context.app.database.read { try context.app.invites.code($0, kind: inviteKind, targetID: game.id) }
+            if let page = context.unconfirmed(rotateConfirmation(code: code), cancel: players.path(game.id)) { return page }
             let app = context.app
             let now = app.now
             try context.write(PlateGameScope.self, parameter: "game") { tx, game in
@@ -101,6 +108,7 @@ enum PlateRoutes {
             return .redirect(to: players.path(game.id))
         }
         Endpoint(remove) { context in try removePost(context) }
+        Endpoint(restore) { context in try restorePost(context) }
         Endpoint(leaveForm) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             let count = try context.app.database.read { try PlateStore.playerIDs($0, gameID: game.id).count }
@@ -154,17 +162,18 @@ enum PlateRoutes {
     /// the way the game's mode says. The spots are the same either way.
     static func boardModel(_ context: RequestContext, _ game: PlateGameScope) throws -> PlateBoardPage.Model {
         let now = context.app.now
+        let viewer = game.userID
         let data = try context.app.database.read { db in
             (
                 players: try PlateStore.players(db, gameID: game.id), spots: try PlateStore.spots(db, gameID: game.id),
                 firstSpots: game.mode == .collaborative ? try PlateStore.firstSpots(db, gameID: game.id) : [],
                 groupProgress: try PlateStore.groupProgress(db, gameID: game.id),
                 recent: try PlateStore.recentSpots(db, gameID: game.id, limit: feedSize),
-                regions: try PlateStore.regions(db, ruleset: game.ruleset)
+                regions: try PlateStore.regions(db, ruleset: game.ruleset),
+                undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) }
             )
         }
         let target = data.regions.count
-        let viewer = game.userID
         let people = data.players.map {
             PlateBoardPage.Player(name: $0.name, colour: $0.colour, score: $0.score, isViewer: $0.userID == viewer, isHost: $0.role == .host)
         }
@@ -186,12 +195,16 @@ enum PlateRoutes {
             return PlateBoardPage.Board(player: player, statuses: statuses)
         }
         let feed = data.recent.map { spot in
-            PlateBoardPage.FeedItem(
+            var item = PlateBoardPage.FeedItem(
                 regionName: spot.regionName, regionCode: spot.region, playerName: spot.userID == viewer ? "you" : spot.playerName,
                 relativeTime: TimeText.relative(spot.spottedAt, now: now), machineTime: TimeText.utc(spot.spottedAt, machine: true),
                 undoAction: spot.userID == viewer ? undo.path(game.id, spot.id) : nil)
+            if spot.userID == viewer {
+                item.undoConfirmation = takeBackConfirmation(spot.regionName, others: data.spots.filter { $0.region == spot.region }.count - 1)
+            }
+            return item
         }
-        return PlateBoardPage.Model(
+        var model = PlateBoardPage.Model(
             name: game.name, mode: game.mode.rawValue, isHost: game.role == .host, target: target, progress: progress, statuses: boards.mine,
             playable: Set(data.regions.map(\.code)), players: people, otherBoards: others, feed: feed, finishers: finishers,
             timeZone: context.user?.timeZone ?? TimeZones.serverDefault,
@@ -200,6 +213,8 @@ enum PlateRoutes {
                 spotList: spotList.path(game.id),
                 states: Dictionary(uniqueKeysWithValues: data.regions.map { ($0.code, state.path(game.id, $0.code)) }),
                 spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
+        model.undo = data.undo
+        return model
     }
 
     static func listItems(_ context: RequestContext, _ game: PlateGameScope) throws -> [PlateListItem] {
@@ -223,27 +238,37 @@ enum PlateRoutes {
         }
         guard let (region, spots) = found else { throw HTTPError.notFound("That isn't a state this game counts.") }
         let mine = spots.first { $0.userID == game.userID }
-        let model = PlateStatePage.Model(
+        var model = PlateStatePage.Model(
             gameName: game.name, regionName: region.name, regionCode: region.code, board: show.path(game.id), spotAction: spot.path(game.id),
             undoAction: mine.map { undo.path(game.id, $0.id) }, spotters: spots.map { $0.userID == game.userID ? "you" : $0.playerName })
+        model.undoConfirmation = takeBackConfirmation(region.name, others: spots.count - 1)
         return page(context, PlateStatePage.render(context: frame, model: model))
     }
 
     static func playersPage(_ context: RequestContext, _ game: PlateGameScope, form: FormState, status: HTTPStatus = .ok) throws -> Response {
         let frame = frame(context, flash: flash(context.request.query))
-        let (list, code) = try context.app.database.read { db in
-            (try PlateStore.players(db, gameID: game.id), try context.app.invites.code(db, kind: inviteKind, targetID: game.id))
+        let (list, code, spotCounts, undoNotice) = try context.app.database.read { db in
+            (
+                try PlateStore.players(db, gameID: game.id), try context.app.invites.code(db, kind: inviteKind, targetID: game.id),
+                try PlateStore.spotCounts(db, gameID: game.id),
+                try UndoJournal.notice(db, userID: game.userID, kinds: [playerUndoKind], targetID: game.id, now: context.app.now) {
+                    restore.path(game.id, $0)
+                }
+            )
         }
         let link = code.map { context.app.baseURL + InviteRoutes.preview.path($0) }
         let roster = list.sorted { ($0.joinedAt, $0.userID) < ($1.joinedAt, $1.userID) }.map { player in
             PlatePlayersPage.Player(
                 name: player.name, colour: player.colour, isHost: player.role == .host, isViewer: player.userID == game.userID,
-                removeAction: game.role.canRemovePlayers && player.userID != game.userID ? remove.path(game.id, player.userID) : nil)
+                removeAction: game.role.canRemovePlayers && player.userID != game.userID ? remove.path(game.id, player.userID) : nil,
+                removeConfirmation: removeConfirmation(player.name, spots: spotCounts[player.userID] ?? 0))
         }
-        let model = PlatePlayersPage.Model(
+        var model = PlatePlayersPage.Model(
             gameName: game.name, code: code, link: link, qrCode: link.map { QRCode.svg(for: $0, label: "QR code to join \(game.name)") } ?? .empty,
             players: roster, isHost: game.role == .host, board: show.path(game.id), settingsAction: settings.path(game.id),
             rotateAction: rotate.path(game.id), leave: leaveForm.path(game.id), form: form)
+        model.rotateConfirmation = rotateConfirmation(code: code)
+        model.undo = undoNotice
         return page(context, PlatePlayersPage.render(context: frame, model: model), status: status)
     }
 
@@ -363,18 +388,30 @@ enum PlateRoutes {
         let game = try context.load(PlateGameScope.self, parameter: "game")
         let spotID = try context.request.parameter("spot", as: Int64.self)
         let app = context.app
-        let region = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> String in
+        let asked = try app.database.read { db -> (PlateSpot, Int)? in
+            guard let found = try PlateStore.spot(db, id: spotID, gameID: game.id) else { return nil }
+            return (found, try PlateStore.spots(db, gameID: game.id, region: found.region).count - 1)
+        }
+        guard let (asked, others) = asked else { throw HTTPError.notFound("That spot isn't in this game.") }
+        guard asked.userID == game.userID else { throw HTTPError.forbidden("You can only undo your own spots.") }
+        if let page = context.unconfirmed(takeBackConfirmation(asked.regionName, others: others), cancel: show.path(game.id)) { return page }
+        let now = app.now
+        try context.write(PlateGameScope.self, parameter: "game") { tx, game in
             guard let found = try PlateStore.spot(tx, id: spotID, gameID: game.id) else { throw HTTPError.notFound("That spot isn't in this game.") }
+            var snapshot = RowSnapshot()
+            try snapshot.capture(tx, "plate_spots", where: "id = \(spotID)")
             guard found.userID == game.userID, try PlateStore.undo(tx, spotID: spotID, gameID: game.id, userID: game.userID) else {
                 throw HTTPError.forbidden("You can only undo your own spots.")
             }
+            try UndoJournal.record(
+                tx, userID: game.userID, kind: spotUndoKind, targetID: game.id, message: "\(found.regionName) spot taken back.",
+                snapshot: snapshot, now: now)
             try app.notifications.withdraw(
                 kind: notificationKind, scope: game.notificationScope, actorID: game.userID, subject: found.regionName, in: tx)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
             tx.afterCommit { publish(app, gameID: game.id, members: members) }
-            return found.region
         }
-        return .redirect(to: show.path(game.id) + "?undone=" + region)
+        return .redirect(to: show.path(game.id))
     }
 
     static func removePost(_ context: RequestContext) throws -> Response {
@@ -384,12 +421,87 @@ enum PlateRoutes {
         guard playerID != game.userID else {
             throw HTTPError(.unprocessableContent, "To step away from your own game, leave it instead.")
         }
+        let asked = try context.app.database.read { db in
+            (try PlateStore.players(db, gameID: game.id).first { $0.userID == playerID }, try PlateStore.spotCounts(db, gameID: game.id)[playerID] ?? 0)
+        }
+        guard let player = asked.0 else { throw HTTPError.notFound("That person isn't in this game.") }
+        if let page = context.unconfirmed(removeConfirmation(player.name, spots: asked.1), cancel: players.path(game.id)) { return page }
+        let now = context.app.now
         let removed = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
             guard game.role.canRemovePlayers else { throw HTTPError.forbidden("Only the host can remove players.") }
-            return try removePlayer(tx, context.app, game: game.id, userID: playerID)
+            // The player's row before their spots, the order the undo inserts in.
+            var snapshot = RowSnapshot()
+            try snapshot.capture(tx, "plate_players", where: "game_id = \(game.id) AND user_id = \(playerID)")
+            try snapshot.capture(tx, "plate_spots", where: "game_id = \(game.id) AND user_id = \(playerID)")
+            guard try removePlayer(tx, context.app, game: game.id, userID: playerID) else { return false }
+            try UndoJournal.record(
+                tx, userID: game.userID, kind: playerUndoKind, targetID: game.id, message: "\(player.name) removed.", snapshot: snapshot, now: now)
+            return true
         }
         guard removed else { throw HTTPError.notFound("That person isn't in this game.") }
         return .redirect(to: players.path(game.id))
+    }
+
+    // MARK: Destructive actions
+
+    static func takeBackConfirmation(_ regionName: String, others: Int) -> Confirmation {
+        Confirmation(
+            "Take back your \(regionName) spot?",
+            others <= 0
+                ? "\(regionName) comes off the board."
+                : "Only your spot goes: \(others == 1 ? "1 other player" : "\(others) other players") spotted \(regionName) too.",
+            button: "Take back spot")
+    }
+
+    static func removeConfirmation(_ name: String, spots: Int) -> Confirmation {
+        Confirmation(
+            "Remove \(name)?",
+            spots == 0 ? "They haven't spotted any plates yet." : "Their \(spots == 1 ? "1 spot goes" : "\(spots) spots go") too.",
+            button: "Remove player")
+    }
+
+    static func rotateConfirmation(code: String?) -> Confirmation {
+        InviteCodes.rotateConfirmation("a new invite code", code: code)
+    }
+
+    /// Puts back a spot the viewer took back, or a player the host removed
+    /// with their spots (each at its original time), if nothing has changed
+    /// that would make the old rows wrong: the spot spotted again, the
+    /// player back in the game or gone from Kith.
+    static func restorePost(_ context: RequestContext) throws -> Response {
+        let game = try context.load(PlateGameScope.self, parameter: "game")
+        let entryID = try context.request.parameter("entry", as: Int64.self)
+        let app = context.app
+        let now = app.now
+        let landing = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> String in
+            let entry = try UndoJournal.take(tx, id: entryID, userID: game.userID, kinds: [spotUndoKind, playerUndoKind], now: now)
+            guard entry.targetID == game.id else { throw HTTPError.notFound("There is nothing of yours to undo here.") }
+            let spots = entry.snapshot.rows("plate_spots")
+            if entry.kind == playerUndoKind {
+                guard let row = entry.snapshot.rows("plate_players").first, case .integer(let userID)? = row["user_id"] else {
+                    throw UndoJournal.tooLate("nothing was kept to put back.")
+                }
+                guard try tx.queryValue("SELECT count(*) FROM users WHERE id = \(userID)", as: Int64.self) == 1 else {
+                    throw UndoJournal.tooLate("they have left Kith.")
+                }
+                guard !(try PlateStore.playerIDs(tx, gameID: game.id).contains(userID)) else {
+                    throw UndoJournal.tooLate("they are back in the game already.")
+                }
+            } else {
+                guard let spot = spots.first, case .text(let region)? = spot["region"] else {
+                    throw UndoJournal.tooLate("nothing was kept to put back.")
+                }
+                guard try PlateStore.spots(tx, gameID: game.id, region: region).allSatisfy({ $0.userID != game.userID }) else {
+                    throw UndoJournal.tooLate("you have spotted it again since.")
+                }
+            }
+            // Spot ids may have been taken by newer spots; nothing names them.
+            try entry.snapshot.restore(tx, fresh: ["plate_spots": ["id"]])
+            let members = try PlateStore.playerIDs(tx, gameID: game.id)
+            tx.afterCommit { publish(app, gameID: game.id, members: members) }
+            return entry.kind == playerUndoKind ? players.path(game.id) : show.path(game.id)
+        }
+        return .redirect(to: landing)
     }
 
     /// Takes someone out of a game and tells everyone still in it, and them;

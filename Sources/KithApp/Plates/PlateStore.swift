@@ -168,6 +168,15 @@ enum PlateStore {
         }
     }
 
+    /// How many spots each player has in the game, every region counted.
+    static func spotCounts(_ db: some Queryable, gameID: Int64) throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for row in try db.query("SELECT user_id, count(*) AS spots FROM plate_spots WHERE game_id = \(gameID) GROUP BY user_id") {
+            counts[try row.get("user_id")] = Int(try row.get("spots", as: Int64.self))
+        }
+        return counts
+    }
+
     static func playerIDs(_ db: some Queryable, gameID: Int64) throws -> [Int64] {
         try db.query("SELECT user_id FROM plate_players WHERE game_id = \(gameID) ORDER BY joined_at, user_id").map { try $0.get("user_id") }
     }

@@ -37,9 +37,14 @@ enum TalliesFeature {
             order: 30, topics: { [Tally.listTopic($0.id)] }, stylesheets: TallyRoutes.stylesheets, scripts: TallyRoutes.scripts
         ) { user, context in
             let (items, sort) = try TallyRoutes.listItems(context, user: user)
-            return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken)
+            let undo = try context.app.database.read {
+                try TallyRoutes.undoNotice($0, app: context.app, userID: user.id, kind: TallyRoutes.deleteKind)
+            }
+            return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken, undo: undo)
         }
-        feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask]
+        // The undo journal is Core's, swept from here because Core runs no
+        // threads of its own; any feature that records in it would do.
+        feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask, UndoJournal.sweeper(app).backgroundTask]
         return feature
     }
 

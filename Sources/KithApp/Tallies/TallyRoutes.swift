@@ -31,6 +31,9 @@ enum TallyRoutes {
     static let mute = Route(.post, "/tallies/:tally/mute")
     static let delete = Route(.post, "/tallies/:tally/delete")
     static let leave = Route(.post, "/tallies/:tally/leave")
+    /// Undo of a reset or a deletion: not under `:tally`, since a deleted
+    /// tally has no scope left to load; the journal entry decides.
+    static let undo = Route(.post, "/tallies/undo/:undo")
 
     /// The list-level links every tally page may show.
     static let links = TallyPages.Links(
@@ -45,6 +48,9 @@ enum TallyRoutes {
     }
 
     static let changeKind = "tally.change"
+    /// Undo journal kinds.
+    static let resetKind = "tally.reset"
+    static let deleteKind = "tally.delete"
     static let stylesheets = ["css/tallies.css"]
     static let scripts = ["js/tallies.js"]
 
@@ -98,8 +104,15 @@ enum TallyRoutes {
         }
         Endpoint(setCount) { context in try setCountPost(context) }
         Endpoint(reset) { context in
-            try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+            let (_, tally) = try seen(context)
+            guard tally.role.canChangeCount else { throw HTTPError.forbidden("This tally is view only.") }
+            if let page = context.unconfirmed(try confirmation(context, .reset, tally), cancel: show.path(tally.id)) { return page }
+            return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                var snapshot = RowSnapshot()
+                try snapshot.capture(tx, "tallies", where: "id = \(tally.id)")
                 try TallyStore.setCount(tx, id: tally.id, to: 0, by: user.id, now: now)
+                try UndoJournal.record(
+                    tx, userID: user.id, kind: resetKind, targetID: tally.id, message: "\(tally.name) reset to 0.", snapshot: snapshot, now: now)
                 return "reset to 0"
             }
         }
@@ -139,17 +152,118 @@ enum TallyRoutes {
             return .redirect(to: show.path(tally.id))
         }
         Endpoint(delete) { context in
-            try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can delete this tally. You can leave it instead.") {
-                tx, tally, _ in try TallyStore.delete(tx, id: tally.id)
+            let refusal = "Only the owner can delete this tally. You can leave it instead."
+            let (_, tally) = try seen(context)
+            guard tally.role.canManage else { throw HTTPError.forbidden(refusal) }
+            if let page = context.unconfirmed(try confirmation(context, .delete, tally), cancel: show.path(tally.id)) { return page }
+            let now = context.app.now
+            try audienceChange(context, allowed: \.canManage, refusal: refusal) { tx, tally, user in
+                // Parents first: the undo inserts in this order.
+                var snapshot = RowSnapshot()
+                try snapshot.capture(tx, "tallies", where: "id = \(tally.id)")
+                try snapshot.capture(tx, "tally_shares", where: "tally_id = \(tally.id)")
+                try snapshot.capture(tx, "tally_views", where: "tally_id = \(tally.id)")
+                try TallyStore.delete(tx, id: tally.id)
+                try UndoJournal.record(
+                    tx, userID: user.id, kind: deleteKind, targetID: tally.id, message: "\(tally.name) deleted.", snapshot: snapshot, now: now)
             }
             return .redirect(to: HomeRoutes.home.path())
         }
+        Endpoint(undo) { context in try undoPost(context) }
         Endpoint(leave) { context in
+            let (_, tally) = try seen(context)
+            guard tally.role.canLeave else { throw HTTPError.forbidden("You own this tally: delete it instead of leaving.") }
+            if let page = context.unconfirmed(try confirmation(context, .leave, tally), cancel: show.path(tally.id)) { return page }
             try audienceChange(context, allowed: \.canLeave, refusal: "You own this tally: delete it instead of leaving.") { tx, tally, user in
                 try TallyStore.leave(tx, id: tally.id, userID: user.id)
             }
             return .redirect(to: HomeRoutes.home.path())
         }
+    }
+
+    // MARK: Destructive actions
+
+    enum Destructive { case reset, delete, leave }
+
+    /// What a destructive action on the tally will do, from the database
+    /// now; the page's dialog and the handler's check use the same words.
+    static func confirmation(_ context: RequestContext, _ action: Destructive, _ tally: Tally) throws -> Confirmation {
+        let shared = try context.app.database.read { try TallyStore.sharedWith($0, tallyID: tally.id).count }
+        return confirmation(action, name: tally.name, count: tally.count, owner: tally.owner.displayName, sharedWith: shared)
+    }
+
+    static func confirmation(_ action: Destructive, name: String, count: Int64, owner: String, sharedWith: Int) -> Confirmation {
+        let friends = sharedWith == 1 ? "the friend it's shared with" : "the \(sharedWith) friends it's shared with"
+        switch action {
+        case .reset:
+            return Confirmation(
+                "Reset \(name) to 0?", "Its count of \(Numerals.arabic(count)) goes\(sharedWith == 0 ? "" : " for all \(sharedWith + 1) people who see it").",
+                button: "Reset to 0")
+        case .delete:
+            return Confirmation(
+                "Delete \(name)?",
+                "Its count of \(Numerals.arabic(count)) and its settings go\(sharedWith == 0 ? "" : ", for you and \(friends)").",
+                button: "Delete tally")
+        case .leave:
+            return Confirmation(
+                "Leave \(name)?", "\(owner) keeps it; it leaves your list, and only \(owner) can share it with you again.", button: "Leave tally")
+        }
+    }
+
+    /// Puts a reset count or a deleted tally back as it was, for the person
+    /// who did it, within the window, if nobody changed things since.
+    static func undoPost(_ context: RequestContext) throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.request.parameter("undo", as: Int64.self)
+        let app = context.app
+        let now = app.now
+        let tallyID = try app.database.write { tx -> Int64 in
+            let entry = try UndoJournal.take(tx, id: id, userID: user.id, kinds: [resetKind, deleteKind], now: now)
+            guard let was = entry.snapshot.rows("tallies").first, case .integer(let version)? = was["version"],
+                case .text(let name)? = was["name"]
+            else { throw UndoJournal.tooLate("nothing was kept to put back.") }
+            let tallyID = entry.targetID
+            if entry.kind == resetKind {
+                // Only while the reset is still the last change: a count
+                // someone changed since is theirs, not ours to overwrite.
+                guard let tally = try Tally.load(tallyID, for: user, in: tx), tally.role.canChangeCount, tally.version == version + 1 else {
+                    throw UndoJournal.tooLate("\(name) has changed since it was reset.")
+                }
+                try tx.execute("""
+                    UPDATE tallies SET count = \(was["count"] ?? .integer(0)), updated_at = \(was["updated_at"] ?? .integer(now)),
+                        updated_by = (SELECT id FROM users WHERE id = \(was["updated_by"] ?? .null)), version = version + 1
+                    WHERE id = \(tallyID)
+                    """)
+                try TallyStore.markSeen(tx, tallyID: tallyID, userID: user.id)
+                let audience = try TallyStore.audience(tx, tallyID: tallyID)
+                tx.afterCommit { TallyLive.publishChange(app, tallyID: tallyID, audience: audience) }
+            } else {
+                guard try TallyStore.name(tx, tallyID: tallyID) == nil else {
+                    throw UndoJournal.tooLate("another tally has taken its place.")
+                }
+                // Shared with the same people, so each must still be the owner's friend.
+                let friends = Set(try FriendsFeature.friends(of: user.id, in: tx).map(\.id))
+                let shares = entry.snapshot.rows("tally_shares").compactMap { row -> Int64? in
+                    if case .integer(let id)? = row["user_id"] { id } else { nil }
+                }
+                guard Set(shares).isSubset(of: friends) else {
+                    throw UndoJournal.tooLate("someone \(name) was shared with is no longer your friend.")
+                }
+                try entry.snapshot.restore(tx)
+                let audience = Set(try TallyStore.audience(tx, tallyID: tallyID))
+                tx.afterCommit {
+                    TallyLive.publishChange(app, tallyID: tallyID, audience: Array(audience))
+                    TallyLive.publishListChanged(app, users: audience)
+                }
+            }
+            return tallyID
+        }
+        return .redirect(to: show.path(tallyID))
+    }
+
+    /// The undo notice for the viewer's own latest reset or deletion.
+    static func undoNotice(_ db: some Queryable, app: KithApp, userID: Int64, kind: String, tallyID: Int64? = nil) throws -> Confirm.UndoNotice? {
+        try UndoJournal.notice(db, userID: userID, kinds: [kind], targetID: tallyID, now: app.now) { undo.path($0) }
     }
 
     // MARK: Live
@@ -275,6 +389,15 @@ enum TallyRoutes {
             shares = try parseShares(context.request.form, friends: friends)
         } catch let error as ShareError {
             return try fullPage(context, user: user, tally: tally, form: FormState(errors: ["share": error.message]))
+        }
+        let losing = try context.app.database.read { try TallyStore.sharedWith($0, tallyID: tally.id) }.filter { shares[$0.person.id] == nil }
+        if !losing.isEmpty {
+            let names = Notifications.listing(losing.map(\.person.displayName), limit: 20)
+            let stop = Confirmation(
+                "Stop sharing \(tally.name) with \(names)?",
+                "It leaves \(losing.count == 1 ? "their list" : "the lists of all \(losing.count)"); you can share it again later.",
+                button: "Stop sharing")
+            if let page = context.unconfirmed(stop, cancel: show.path(tally.id)) { return page }
         }
         try audienceChange(context, allowed: \.canManage, refusal: "Only the owner can share this tally.") { tx, tally, _ in
             try TallyStore.setShares(tx, tallyID: tally.id, shares: shares)
@@ -419,17 +542,19 @@ enum TallyRoutes {
     /// (which is where access is decided: 404 for anyone it is not shared with).
     static func fullModel(_ context: RequestContext, user: User, tallyID: Int64) throws -> TallyPages.FullModel {
         let app = context.app
-        let snapshot = try app.database.read { db -> (Tally, [(person: Tally.Person, role: TallyRole)], [Tally.Person], String, Bool)? in
+        let snapshot = try app.database.read {
+            db -> (Tally, [(person: Tally.Person, role: TallyRole)], [Tally.Person], String, Bool, Confirm.UndoNotice?)? in
             guard let tally = try Tally.load(tallyID, for: user, in: db) else { return nil }
             return (
                 tally,
                 try TallyStore.sharedWith(db, tallyID: tally.id),
                 tally.role.canManage ? try FriendsFeature.friends(of: user.id, in: db) : [],
                 try TallyStore.ownerTimeZone(db, tally: tally),
-                try app.notifications.isMuted(scope: Tally.topic(tally.id), for: user.id, in: db)
+                try app.notifications.isMuted(scope: Tally.topic(tally.id), for: user.id, in: db),
+                try undoNotice(db, app: app, userID: user.id, kind: resetKind, tallyID: tally.id)
             )
         }
-        guard let (tally, sharedWith, friends, zone, muted) = snapshot else { throw HTTPError.outsideScope() }
+        guard let (tally, sharedWith, friends, zone, muted, undoNotice) = snapshot else { throw HTTPError.outsideScope() }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
         var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
@@ -440,7 +565,11 @@ enum TallyRoutes {
             updated: updated,
             people: sharedWith.map { TallyPages.Share(person: person($0.person, app: app), permission: $0.role.rawValue) },
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
-            muted: muted, links: links)
+            muted: muted, links: links,
+            confirm: [.reset, .delete, .leave].map {
+                confirmation($0, name: tally.name, count: tally.count, owner: tally.owner.displayName, sharedWith: sharedWith.count)
+            },
+            undo: undoNotice)
     }
 
     // MARK: Template models
