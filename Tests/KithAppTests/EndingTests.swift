@@ -85,7 +85,7 @@ struct EndingTests {
         let tally = try Tallies.create(ann.session, shares: [(bob.id, "edit")])
         let token = try bob.session.token(from: "/tallies/\(tally)")
         let stream = try Tallies.stream(app, bob.session, topics: "tally:\(tally)")
-        #expect(try Tallies.post(ann.session, "/tallies/\(tally)/sharing", [("share-\(bob.id)", "none")]).status == 303)
+        #expect(try Tallies.confirm(ann.session, "/tallies/\(tally)/sharing", [("share-\(bob.id)", "none")]).status == 303)
         #expect(try stream.read(until: "data: gone", timeout: 5).contains("event: revoked"))
         let face = try bob.session.get("/tallies/\(tally)/face", headers: Self.enhanced)
         #expect(face.status == 404)
