@@ -66,7 +66,7 @@ enum HostRoutes {
             try change(tx, scope)
             OccasionRoutes.changed(tx, app, occasionID: scope.id)
         }
-        return OccasionActions.redirect(back ?? panel.path(scope.id), notice: notice)
+        return try OccasionActions.redirect(context, back ?? panel.path(scope.id), notice: notice)
     }
 
     // MARK: The panel
@@ -79,6 +79,9 @@ enum HostRoutes {
 
     static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
         _ = try host(context)
+        var forms = forms
+        forms.challenge.onceToken = context.onceToken()
+        forms.points.onceToken = context.onceToken()
         let app = context.app
         let zone = context.user?.timeZone ?? "UTC"
         let (scope, frame, model) = try OccasionPages.prepare(context) { db, scope -> HostPanel.Model in
@@ -164,10 +167,14 @@ enum HostRoutes {
 
     static func addChallenge(_ context: RequestContext) throws -> Response {
         _ = try host(context)
+        let once = try context.onceForm()
         let (fields, state) = readChallenge(context.request.form)
         guard let fields else { return try render(context, forms: Forms(challenge: state), status: .unprocessableContent) }
         return try act(context) { tx, scope in
-            _ = try OccasionStore.addChallenge(tx, occasionID: scope.id, fields, now: context.app.now)
+            _ = try once.run(tx) {
+                _ = try OccasionStore.addChallenge(tx, occasionID: scope.id, fields, now: context.app.now)
+                return panel.path(scope.id)
+            }
         }
     }
 
@@ -316,6 +323,7 @@ enum HostRoutes {
     static func adjust(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         try scope.requireOpen()
+        let once = try context.onceForm()
         var reader = FormReader(context.request.form)
         let delta = reader.integer("delta", label: "the points", range: -100_000...100_000)
         if delta == 0 { reader.fail("delta", "Enter a number other than 0.") }
@@ -324,18 +332,26 @@ enum HostRoutes {
             return try render(context, forms: Forms(points: reader.state), status: .unprocessableContent)
         }
         let app = context.app
-        let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
-            let outcome = try OccasionStore.adjust(tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
-            if outcome == .adjusted { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
-            return outcome
-        }
-        if case .wouldGoNegative(let balance) = outcome {
+        do {
+            try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
+                _ = try once.run(tx) {
+                    let outcome = try OccasionStore.adjust(
+                        tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
+                    // Thrown, so the token is not spent on an adjustment that was refused.
+                    if case .wouldGoNegative(let balance) = outcome { throw WouldGoNegative(balance: balance) }
+                    OccasionRoutes.changed(tx, app, occasionID: scope.id)
+                    return panel.path(scope.id)
+                }
+            }
+        } catch let refused as WouldGoNegative {
             var state = reader.state
-            state.errors["delta"] = "That would take the balance below zero: there are \(OccasionPage.points(balance)) to take from."
+            state.errors["delta"] = "That would take the balance below zero: there are \(OccasionPage.points(refused.balance)) to take from."
             return try render(context, forms: Forms(points: state), status: .unprocessableContent)
         }
-        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, panel.path(scope.id), notice: "saved")
     }
+
+    private struct WouldGoNegative: Error { let balance: Int }
 
     static func callFinale(_ context: RequestContext) throws -> Response {
         try act(context, open: true, back: OccasionRoutes.timeline.path(try context.request.parameter("occasion", as: Int64.self))) { tx, scope in
@@ -364,7 +380,7 @@ enum HostRoutes {
             }
             OccasionRoutes.changed(tx, app, occasionID: scope.id)
         }
-        return OccasionActions.redirect(OccasionRoutes.overview.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, OccasionRoutes.overview.path(scope.id), notice: "saved")
     }
 
     static func remove(_ context: RequestContext) throws -> Response {
@@ -383,7 +399,7 @@ enum HostRoutes {
             return removed
         }
         guard removed else { throw HTTPError.notFound() }
-        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, panel.path(scope.id), notice: "saved")
     }
 
     static func rotate(_ context: RequestContext) throws -> Response {

@@ -12,9 +12,7 @@ enum OccasionPages {
         _ context: RequestContext, flash: [Flash] = [], read: (Connection, OccasionScope) throws -> T
     ) throws -> (OccasionScope, PageContext, T) {
         let loaded = try context.load(OccasionScope.self, parameter: "occasion")
-        // A notice after a redirect is named by key, never carried as text.
-        let notice = context.request.query["notice"].flatMap { OccasionActions.notices[$0] }.map { Flash(.notice, $0) }
-        let frame = OccasionRoutes.frame(context, loaded, flash: flash + (notice.map { [$0] } ?? []))
+        let frame = OccasionRoutes.frame(context, loaded, flash: flash)
         let (scope, data) = try context.app.database.read { db -> (OccasionScope, T) in
             let occasion = try OccasionStore.occasion(db, id: loaded.id) ?? loaded.occasion
             let scope = OccasionScope(occasion: occasion, viewer: loaded.viewer)
