@@ -31,3 +31,17 @@ CREATE INDEX session_flashes_by_session ON session_flashes(session_id);
 -- former member", not "by Kith": `updated_by` is NULL for both that and a
 -- scheduled reset, so the purge says which it was.
 ALTER TABLE tallies ADD COLUMN updated_by_former INTEGER NOT NULL DEFAULT 0 CHECK (updated_by_former IN (0, 1));
+
+-- What an occasion's timeline still says about a gift, challenge or dare
+-- whose author deleted their account: the entry keeps its place (the
+-- timeline is append-only) and the content goes with the author, but "a gift
+-- from a former member" tells more than "a gift (removed)", which is what a
+-- host's deletion leaves. Names no one.
+CREATE TABLE occasion_departed_subjects (
+    occasion_id  INTEGER NOT NULL REFERENCES occasions(id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL CHECK (kind IN ('gift', 'challenge', 'dare')),
+    subject_id   INTEGER NOT NULL,
+    -- A gift's kind (letter, photos, …), so the entry can still say what it was.
+    gift_kind    TEXT,
+    PRIMARY KEY (occasion_id, kind, subject_id)
+) STRICT, WITHOUT ROWID;

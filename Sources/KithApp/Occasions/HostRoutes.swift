@@ -97,7 +97,7 @@ enum HostRoutes {
                         rotateAction: rotate.path(scope.id, kind))
                 }
             let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
-                let giver = names[gift.authorID] ?? "Someone"
+                let giver = FormerMember.name(names[gift.authorID], startsSentence: true)
                 return HostPanel.GiftRow(
                     id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
@@ -112,7 +112,7 @@ enum HostRoutes {
                 let author = challenge.authorID.flatMap { names[$0] }
                 let detail =
                     challenge.kind == .dare
-                    ? "Dare by \(author ?? "someone") · \(challenge.discoveredAt == nil ? "sealed" : "found")"
+                    ? "Dare by \(FormerMember.name(author)) · \(challenge.discoveredAt == nil ? "sealed" : "found")"
                     : "\(challenge.difficulty.label) · \(challenge.category.label)\(challenge.optionB.map { " · or \($0)" } ?? "")"
                 let open = scope.occasion.isOpen && !challenge.isCompleted
                 return HostPanel.ChallengeRow(
@@ -125,12 +125,12 @@ enum HostRoutes {
             let adjustments = try OccasionStore.adjustments(db, occasionID: scope.id).map { entry in
                 HostPanel.Line(
                     text: "\(entry.delta > 0 ? "+" : "")\(entry.delta) · \(entry.reason)",
-                    detail: "\(entry.actorName ?? "A former member"), \(TimeText.local(entry.at, zone: zone).human)")
+                    detail: "\(FormerMember.name(entry.actorName, startsSentence: true)), \(TimeText.local(entry.at, zone: zone).human)")
             }
             let reports = try OccasionStore.reports(db, occasionID: scope.id).map { report in
                 HostPanel.Line(
                     text: "\(report.subjectKind == "gift" ? "Gift" : "Challenge"): \(report.subjectTitle ?? "(removed)")",
-                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(TimeText.local(report.at, zone: zone).human)")
+                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(FormerMember.name(report.reporterName)), \(TimeText.local(report.at, zone: zone).human)")
             }
             return HostPanel.Model(
                 celebrantJoined: members.contains { $0.role == .celebrant }, invites: invites,
@@ -288,9 +288,11 @@ enum HostRoutes {
                 throw HTTPError(.conflict, "That gift is already unlocked, so its price stays.")
             }
             if target.state == .submitted {
-                let giver = try OccasionStore.membership(tx, occasionID: scope.id, userID: target.authorID)?.displayName ?? "someone"
+                let giver = FormerMember.name(try OccasionStore.membership(tx, occasionID: scope.id, userID: target.authorID)?.displayName)
+                // A person named as the subject is marked like an actor, so the inbox follows a later deletion.
                 try OccasionNews.tell(
-                    tx, context.app, kind: OccasionNews.onOffer, scope: scope, subject: giver, roles: [.celebrant],
+                    tx, context.app, kind: OccasionNews.onOffer, scope: scope, subject: FormerMember.marked(userID: target.authorID, name: giver),
+                    roles: [.celebrant],
                     link: OccasionRoutes.gifts.path(scope.id))
             }
         }
