@@ -108,4 +108,24 @@ struct FlashTests {
         }
         #expect(try ada.session.get("/games/\(game)").text.contains("Spotted Virginia!"))
     }
+
+    @Test("The page script's fetch shows the message and keeps it a moment for the navigation that may follow; then it is gone")
+    func scriptThenNavigation() throws {
+        let clock = Locked(Tallies.start)
+        let app = try Tallies.harness(clock: clock)
+        let ada = try Tallies.person(app, "ada")
+        let game = try Plates.create(ada.session)
+        let enhanced = ["X-Kith-Enhanced": "1"]
+        #expect(try Plates.spot(ada.session, game, "VA").status == 303)
+        #expect(try ada.session.get("/games/\(game)", headers: enhanced).text.contains("Spotted Virginia!"), "the fetch swaps it in")
+        #expect(!(try ada.session.get("/games/\(game)", headers: enhanced).text.contains("Spotted Virginia!")), "another fetch does not repeat it")
+        #expect(try ada.session.get("/games/\(game)").text.contains("Spotted Virginia!"), "the script's navigation to the page shows it")
+        #expect(!(try ada.session.get("/games/\(game)").text.contains("Spotted Virginia!")), "a refresh does not")
+
+        #expect(try Plates.spot(ada.session, game, "OH").status == 303)
+        #expect(try ada.session.get("/games/\(game)", headers: enhanced).text.contains("Spotted Ohio!"))
+        clock.withLock { $0 += SessionFlash.replayWindow + 1 }
+        #expect(!(try ada.session.get("/games/\(game)").text.contains("Spotted Ohio!")), "long after a swap, a page view does not repeat it")
+        #expect(try app.app.database.read { try $0.queryValue("SELECT count(*) FROM session_flashes", as: Int64.self) } == 0)
+    }
 }

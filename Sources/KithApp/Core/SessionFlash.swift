@@ -11,7 +11,17 @@ import KithTemplates
 ///
 /// Taking a message is a write, but only when there is one to take: a page
 /// view with nothing waiting stays a pure read (`ReadOnlyGetTests`).
+///
+/// The page script cannot say, when it fetches the page a post led to,
+/// whether it will swap a part of it in (and show the message with it) or,
+/// finding the page is another one, navigate there (a second request). So a
+/// script's fetch shows the message and keeps it for `replayWindow`, for the
+/// navigation that may follow at once; a browser's own page view shows what
+/// is waiting and deletes it. A refresh within those seconds of a swap is the
+/// one time a message shows twice.
 enum SessionFlash {
+    static let replayWindow: Int64 = 10
+
     static func set(_ tx: Transaction, sessionID: Int64, _ flash: Flash, now: Int64) throws {
         _ = try tx.execute("""
             INSERT INTO session_flashes (session_id, kind, message, created_at)
@@ -26,16 +36,33 @@ enum SessionFlash {
         try set(tx, sessionID: id, flash, now: now)
     }
 
-    static func take(_ database: Database, sessionID: Int64) throws -> [Flash] {
+    /// The messages to show now: for the page script's fetch (`byScript`)
+    /// those not shown yet, kept a moment; for a browser's page view, those
+    /// not shown or shown just now by a fetch, and then none is kept.
+    static func take(_ database: Database, sessionID: Int64, byScript: Bool, now: Int64) throws -> [Flash] {
+        let recent = now - replayWindow
+        // Anything to show or to tidy? If not, the page stays a pure read.
         let waiting = try database.read { db in
-            try db.queryValue("SELECT count(*) FROM session_flashes WHERE session_id = \(sessionID)", as: Int64.self) ?? 0
+            try db.queryValue("""
+                SELECT count(*) FROM session_flashes
+                WHERE session_id = \(sessionID) AND (\(!byScript) OR shown_at IS NULL OR shown_at < \(recent))
+                """, as: Int64.self) ?? 0
         }
         guard waiting > 0 else { return [] }
         return try database.write { tx in
-            try tx.query("DELETE FROM session_flashes WHERE session_id = \(sessionID) RETURNING id, kind, message")
-                .map { row in (id: try row.get("id", as: Int64.self), kind: try row.get("kind", as: String.self), message: try row.get("message", as: String.self)) }
-                .sorted { $0.id < $1.id }
-                .map { Flash(Flash.Kind(rawValue: $0.kind) ?? .notice, $0.message) }
+            let shown = try tx.query("""
+                SELECT kind, message FROM session_flashes
+                WHERE session_id = \(sessionID) AND (shown_at IS NULL OR (\(!byScript) AND shown_at >= \(recent)))
+                ORDER BY id
+                """
+            ).map { row in Flash(Flash.Kind(rawValue: try row.get("kind", as: String.self)) ?? .notice, try row.get("message", as: String.self)) }
+            if byScript {
+                _ = try tx.execute("UPDATE session_flashes SET shown_at = \(now) WHERE session_id = \(sessionID) AND shown_at IS NULL")
+                _ = try tx.execute("DELETE FROM session_flashes WHERE session_id = \(sessionID) AND shown_at < \(recent)")
+            } else {
+                _ = try tx.execute("DELETE FROM session_flashes WHERE session_id = \(sessionID)")
+            }
+            return shown
         }
     }
 }
@@ -52,7 +79,7 @@ extension RequestContext {
     func takeFlashes() -> [Flash] {
         guard let session, !request.route.runsInline else { return [] }
         do {
-            return try SessionFlash.take(app.database, sessionID: session.id)
+            return try SessionFlash.take(app.database, sessionID: session.id, byScript: isEnhanced, now: app.now)
         } catch {
             // A message is a courtesy: the page is worth more than it.
             app.logger.log(["level": "error", "msg": "taking flash messages failed", "cause": String(describing: error)])
