@@ -32,6 +32,9 @@ struct OnceTokenTests {
                 name: "challenge", page: "\(base)/host", action: "\(base)/host/challenges",
                 fields: [("title", "Hop"), ("points", "5"), ("difficulty", "easy"), ("category", "physical")], table: "occasion_challenges"),
             CreateForm(name: "friend", page: "/friends", action: "/friends", fields: [("username", "friend_1")], table: "friendships"),
+            CreateForm(
+                name: "report", page: "\(base)/challenges/1", action: "\(base)/reports?challenge=1", fields: [("reason", "Too loud")],
+                table: "occasion_reports"),
         ]
     }
 
@@ -51,6 +54,7 @@ struct OnceTokenTests {
     func doubleSubmit() throws {
         let app = try Tallies.harness()
         let party = try OccasionParty.make(app, contributors: 1)
+        try party.addChallenge("Sing", points: 5)
         for form in Self.forms(party) {
             let (csrf, once) = try Self.tokens(party.host, form.page)
             let before = try Self.rows(app, form.table)
@@ -133,6 +137,7 @@ struct OnceTokenTests {
         let clock = Locked<Int64>(Tallies.start)
         let app = try Tallies.harness(clock: clock)
         let party = try OccasionParty.make(app, contributors: 1)
+        try party.addChallenge("Sing", points: 5)
         for form in Self.forms(party) {
             let (csrf, once) = try Self.tokens(party.host, form.page)
             let before = try Self.rows(app, form.table)

@@ -243,16 +243,20 @@ enum OccasionActions {
         } else {
             throw HTTPError(.badRequest, "Say what you're reporting: open the challenge or gift and use its report button.")
         }
+        let once = try context.onceForm()
         var reader = FormReader(context.request.form)
         let reason = reader.text("reason", label: "the reason", max: 500)
         guard reader.isValid else { throw HTTPError(.unprocessableContent, reader.state.errors["reason"] ?? "Please check the reason.") }
         try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
-            try OccasionStore.report(
-                tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
-                now: app.now)
-            try OccasionNews.tell(
-                tx, app, kind: OccasionNews.report, scope: scope, subject: subject.title, roles: [.host], link: HostRoutes.panel.path(scope.id))
-            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+            _ = try once.run(tx) {
+                try OccasionStore.report(
+                    tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
+                    now: app.now)
+                try OccasionNews.tell(
+                    tx, app, kind: OccasionNews.report, scope: scope, subject: subject.title, roles: [.host], link: HostRoutes.panel.path(scope.id))
+                OccasionRoutes.changed(tx, app, occasionID: scope.id)
+                return subject.back
+            }
         }
         return try redirect(context, subject.back, notice: "reported")
     }

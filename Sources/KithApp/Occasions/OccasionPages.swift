@@ -109,7 +109,8 @@ enum OccasionPages {
             form: form,
             proof: MediaViews.render(
                 proofPhoto.map { OccasionMedia.views([$0], occasionID: scope.id, giver: scope.occasion.celebrantName, removable: false) } ?? [],
-                csrf: context.csrfToken))
+                csrf: context.csrfToken),
+            reportOnce: context.onceToken())
         return context.app.page(
             OccasionScreens.challenge(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
     }
@@ -256,7 +257,7 @@ enum OccasionPages {
                 OccasionScreens.gift(
                     context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
                     title: "\(view.kindLabel) from \(view.giverName)", card: view,
-                    content: nil, note: nil, reportAction: reportAction),
+                    content: nil, note: nil, reportAction: reportAction, reportOnce: context.onceToken()),
                 status: status)
         }
         guard scope.canRead(gift) else { throw HTTPError.notFound() }
@@ -274,7 +275,7 @@ enum OccasionPages {
                 content: giftContent(
                     gift, items: items, giver: isAuthor ? "you" : FormerMember.name(giver?.displayName), occasionID: scope.id,
                     csrf: context.csrfToken),
-                note: note, reportAction: reportAction),
+                note: note, reportAction: reportAction, reportOnce: context.onceToken()),
             status: status)
     }
 
