@@ -24,8 +24,9 @@ CREATE TABLE session_flashes (
     kind        TEXT NOT NULL CHECK (kind IN ('notice', 'error')),
     message     TEXT NOT NULL CHECK (length(message) BETWEEN 1 AND 2000),
     created_at  INTEGER NOT NULL,
-    -- When the page script fetched a page that showed it (see SessionFlash).
-    shown_at    INTEGER
+    -- When, and on which page, the page script fetched it (see SessionFlash).
+    shown_at    INTEGER,
+    shown_on    TEXT
 ) STRICT;
 CREATE INDEX session_flashes_by_session ON session_flashes(session_id);
 

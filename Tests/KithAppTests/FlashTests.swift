@@ -124,6 +124,7 @@ struct FlashTests {
 
         #expect(try Plates.spot(ada.session, game, "OH").status == 303)
         #expect(try ada.session.get("/games/\(game)", headers: enhanced).text.contains("Spotted Ohio!"))
+        #expect(!(try ada.session.get("/games/\(game)/players").text.contains("Spotted Ohio!")), "another page, even at once, does not repeat a swapped message")
         clock.withLock { $0 += SessionFlash.replayWindow + 1 }
         #expect(!(try ada.session.get("/games/\(game)").text.contains("Spotted Ohio!")), "long after a swap, a page view does not repeat it")
         #expect(try app.app.database.read { try $0.queryValue("SELECT count(*) FROM session_flashes", as: Int64.self) } == 0)

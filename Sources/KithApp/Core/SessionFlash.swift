@@ -14,13 +14,14 @@ import KithTemplates
 ///
 /// The page script cannot say, when it fetches the page a post led to,
 /// whether it will swap a part of it in (and show the message with it) or,
-/// finding the page is another one, navigate there (a second request). So a
-/// script's fetch shows the message and keeps it for `replayWindow`, for the
-/// navigation that may follow at once; a browser's own page view shows what
-/// is waiting and deletes it. A refresh within those seconds of a swap is the
-/// one time a message shows twice.
+/// finding the page is another one, navigate to that same address (a second
+/// request). So a script's fetch shows the message and keeps it for
+/// `replayWindow` seconds for a page view of that address, the navigation that
+/// may follow at once; a browser's own page view shows what is waiting and
+/// deletes it. Reloading the very page a swap showed it on, within those
+/// seconds, is the one time a message shows twice.
 enum SessionFlash {
-    static let replayWindow: Int64 = 10
+    static let replayWindow: Int64 = 5
 
     static func set(_ tx: Transaction, sessionID: Int64, _ flash: Flash, now: Int64) throws {
         _ = try tx.execute("""
@@ -39,7 +40,7 @@ enum SessionFlash {
     /// The messages to show now: for the page script's fetch (`byScript`)
     /// those not shown yet, kept a moment; for a browser's page view, those
     /// not shown or shown just now by a fetch, and then none is kept.
-    static func take(_ database: Database, sessionID: Int64, byScript: Bool, now: Int64) throws -> [Flash] {
+    static func take(_ database: Database, sessionID: Int64, page: String, byScript: Bool, now: Int64) throws -> [Flash] {
         let recent = now - replayWindow
         // Anything to show or to tidy? If not, the page stays a pure read.
         let waiting = try database.read { db in
@@ -52,12 +53,14 @@ enum SessionFlash {
         return try database.write { tx in
             let shown = try tx.query("""
                 SELECT kind, message FROM session_flashes
-                WHERE session_id = \(sessionID) AND (shown_at IS NULL OR (\(!byScript) AND shown_at >= \(recent)))
+                WHERE session_id = \(sessionID) AND (shown_at IS NULL OR (\(!byScript) AND shown_at >= \(recent) AND shown_on = \(page)))
                 ORDER BY id
                 """
             ).map { row in Flash(Flash.Kind(rawValue: try row.get("kind", as: String.self)) ?? .notice, try row.get("message", as: String.self)) }
             if byScript {
-                _ = try tx.execute("UPDATE session_flashes SET shown_at = \(now) WHERE session_id = \(sessionID) AND shown_at IS NULL")
+                _ = try tx.execute("""
+                    UPDATE session_flashes SET shown_at = \(now), shown_on = \(page) WHERE session_id = \(sessionID) AND shown_at IS NULL
+                    """)
                 _ = try tx.execute("DELETE FROM session_flashes WHERE session_id = \(sessionID) AND shown_at < \(recent)")
             } else {
                 _ = try tx.execute("DELETE FROM session_flashes WHERE session_id = \(sessionID)")
@@ -79,7 +82,8 @@ extension RequestContext {
     func takeFlashes() -> [Flash] {
         guard let session, !request.route.runsInline else { return [] }
         do {
-            return try SessionFlash.take(app.database, sessionID: session.id, byScript: isEnhanced, now: app.now)
+            return try SessionFlash.take(
+                app.database, sessionID: session.id, page: String(request.head.target.prefix(2000)), byScript: isEnhanced, now: app.now)
         } catch {
             // A message is a courtesy: the page is worth more than it.
             app.logger.log(["level": "error", "msg": "taking flash messages failed", "cause": String(describing: error)])
