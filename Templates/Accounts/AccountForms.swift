@@ -5,11 +5,21 @@ public struct FormState: Sendable {
     public var errors: [String: String]
     /// A message about the form as a whole ("Too many attempts…").
     public var formError: String?
+    /// A create form's one-time token (see `OnceTokens` in the app), so a
+    /// second post of the same form creates nothing more.
+    public var onceToken: String?
 
-    public init(values: [String: String] = [:], errors: [String: String] = [:], formError: String? = nil) {
+    public init(values: [String: String] = [:], errors: [String: String] = [:], formError: String? = nil, onceToken: String? = nil) {
         self.values = values
         self.errors = errors
         self.formError = formError
+        self.onceToken = onceToken
+    }
+
+    /// The hidden field carrying `onceToken`, if any.
+    public var onceField: HTML {
+        guard let onceToken else { return "" }
+        return "<input type=\"hidden\" name=\"_once\"\(attribute: "value", onceToken)>"
     }
 
     public var isValid: Bool { errors.isEmpty && formError == nil }

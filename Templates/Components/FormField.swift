@@ -26,6 +26,21 @@ public enum FormField {
         return id
     }
 
+    /// `maxLength` is the server's limit in Characters (what a reader counts
+    /// as one letter or emoji, `TextPolicy` in the app), but a browser's
+    /// `maxlength` counts UTF-16 code units: ten family emoji are 110 of them,
+    /// so a `maxlength` of 60 would stop someone mid-name that the server
+    /// accepts. The attribute is therefore written as the most code units
+    /// the server could ever accept for that many Characters (its limit of
+    /// code points per Character, each at most two units): a backstop
+    /// against pasting a novel, never a block on a name that fits. Whether it
+    /// fits is the server's call, with its message beside the field.
+    public static let utf16UnitsPerCharacter = 24
+
+    static func browserMaxLength(_ characters: Int?) -> String? {
+        characters.map { String($0 * utf16UnitsPerCharacter) }
+    }
+
     /// A single-line input. A password field never echoes its value back
     /// into the page, whatever is passed.
     public static func text(
@@ -36,7 +51,7 @@ public enum FormField {
         let wiring = Wiring(name: name, hint: hint, error: error)
         let shownValue = type == .password ? nil : value
         let control: HTML =
-            "<input class=\"field__input\"\(attribute: "id", wiring.id)\(attribute: "name", name)\(attribute: "type", type.rawValue)\(attribute: "value", shownValue)\(attribute: "required", when: required)\(attribute: "maxlength", maxLength.map(String.init))\(attribute: "autocomplete", autocomplete)\(attribute: "inputmode", inputMode)\(attribute: "placeholder", placeholder)\(wiring.attributes)>"
+            "<input class=\"field__input\"\(attribute: "id", wiring.id)\(attribute: "name", name)\(attribute: "type", type.rawValue)\(attribute: "value", shownValue)\(attribute: "required", when: required)\(attribute: "maxlength", browserMaxLength(maxLength))\(attribute: "autocomplete", autocomplete)\(attribute: "inputmode", inputMode)\(attribute: "placeholder", placeholder)\(wiring.attributes)>"
         return stacked(wiring, label: label, control: control)
     }
 
@@ -61,7 +76,7 @@ public enum FormField {
     ) -> HTML {
         let wiring = Wiring(name: name, hint: hint, error: error)
         let control: HTML =
-            "<textarea class=\"field__input\"\(attribute: "id", wiring.id)\(attribute: "name", name) rows=\"\(rows)\"\(attribute: "required", when: required)\(attribute: "maxlength", maxLength.map(String.init))\(attribute: "placeholder", placeholder)\(wiring.attributes)>\n\(value ?? "")</textarea>"
+            "<textarea class=\"field__input\"\(attribute: "id", wiring.id)\(attribute: "name", name) rows=\"\(rows)\"\(attribute: "required", when: required)\(attribute: "maxlength", browserMaxLength(maxLength))\(attribute: "placeholder", placeholder)\(wiring.attributes)>\n\(value ?? "")</textarea>"
         return stacked(wiring, label: label, control: control)
     }
 

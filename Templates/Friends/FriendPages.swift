@@ -42,7 +42,7 @@ public enum FriendPages {
                 <header class="page-header"><h1>Friends</h1><p>Friends can share tallies with each other. Removing a friend stops every tally shared between you.</p></header>
                 \(form.summary(order: ["username"]))
                 <form class="card stack" method="post"\(attribute: "action", addURL)>
-                \(Layout.csrfField(context.csrfToken))
+                \(Layout.csrfField(context.csrfToken))\(form.onceField)
                 \(FormField.text(name: "username", label: "Their username", value: form.values["username"], error: form.errors["username"], required: true, maxLength: 30, autocomplete: "off"))
                 <div>\(Button.primary("Add friend"))</div>
                 </form>

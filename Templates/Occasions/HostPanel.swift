@@ -277,7 +277,7 @@ public enum HostPanel {
         <details class="card"\(attribute: "open", when: !model.challengeForm.errors.isEmpty || model.challenges.isEmpty)>
         <summary>Write a challenge</summary>
         <form class="stack" method="post"\(attribute: "action", model.paths.addChallenge) novalidate>
-        \(Layout.csrfField(csrf))
+        \(Layout.csrfField(csrf))\(model.challengeForm.onceField)
         \(OccasionForms.challengeFields(form: model.challengeForm))
         \(Button.primary("Add challenge"))
         </form>
@@ -313,7 +313,7 @@ public enum HostPanel {
         return """
             <section class="stack" aria-labelledby="points-heading"><h2 id="points-heading">Adjust points</h2>
             <form class="stack card" method="post"\(attribute: "action", model.paths.adjust) novalidate>
-            \(Layout.csrfField(csrf))
+            \(Layout.csrfField(csrf))\(form.onceField)
             \(form.summary(order: ["delta", "reason"]))
             <div class="grid grid--2">
             \(FormField.number(name: "delta", label: "Points to add (negative to take away)", value: form.values["delta"], error: form.errors["delta"], required: true, min: -100000, max: 100000))

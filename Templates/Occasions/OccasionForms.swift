@@ -10,7 +10,7 @@ public enum OccasionForms {
                 <p class="muted">A celebration your people make together: they write challenges and gifts, the person you celebrate earns and opens them.</p></header>
                 \(form.summary(order: ["name", "kind", "celebrant_name", "date", "host_name"]))
                 <form class="card stack" method="post"\(attribute: "action", action) novalidate>
-                \(Layout.csrfField(context.csrfToken))
+                \(Layout.csrfField(context.csrfToken))\(form.onceField)
                 \(FormField.text(name: "name", label: "Occasion name", value: form.values["name"], hint: "What everyone will see, e.g. “Alex turns 30”.", error: form.errors["name"], required: true, maxLength: 80))
                 \(FormField.select(name: "kind", label: "Type", options: kinds, selected: form.values["kind"], error: form.errors["kind"], required: true, prompt: "Choose one…"))
                 \(FormField.text(name: "celebrant_name", label: "Who are you celebrating?", value: form.values["celebrant_name"], error: form.errors["celebrant_name"], required: true, maxLength: 60))

@@ -171,15 +171,18 @@ public enum OccasionScreens {
         public var completion: [String]
         public var completeAction: String?
         public var reportAction: String
+        /// The report form's one-time token: a report sent twice is filed once.
+        public var reportOnce: String?
         public var editURL: String?
         public var form: FormState
         /// The photo proof, once completed with one.
         public var proof: HTML
         public init(
             item: ChallengeItem, description: String, completion: [String], completeAction: String?, reportAction: String,
-            editURL: String?, form: FormState, proof: HTML = ""
+            editURL: String?, form: FormState, proof: HTML = "", reportOnce: String? = nil
         ) {
             self.proof = proof
+            self.reportOnce = reportOnce
             self.item = item
             self.description = description
             self.completion = completion
@@ -237,7 +240,7 @@ public enum OccasionScreens {
             \(edit)
             </article>
             \(done)\(complete)
-            \(reportForm(model.reportAction, csrf: context.csrfToken, subject: "challenge"))
+            \(reportForm(model.reportAction, csrf: context.csrfToken, once: model.reportOnce, subject: "challenge"))
             """
         return OccasionPage.render(
             title: item.title, context: context, header: header, tab: .challenges, livePath: nil,
@@ -256,12 +259,12 @@ public enum OccasionScreens {
             """
     }
 
-    static func reportForm(_ action: String, csrf: String?, subject: String) -> HTML {
+    static func reportForm(_ action: String, csrf: String?, once: String?, subject: String) -> HTML {
         """
         <details class="report">
         <summary>Report this \(subject)</summary>
         <form class="stack" method="post"\(attribute: "action", action)>
-        \(Layout.csrfField(csrf))
+        \(Layout.csrfField(csrf))\(FormState(onceToken: once).onceField)
         \(FormField.textarea(name: "reason", label: "What's wrong? (optional)", hint: "Only the host will see this.", maxLength: 500, rows: 3))
         \(Button.secondary("Send report", small: true))
         </form>
@@ -336,7 +339,7 @@ public enum OccasionScreens {
     /// content itself with where it stands.
     public static func gift(
         context: PageContext, header: OccasionPage.Header, path: String, title: String, card: GiftCardView?, content: HTML?,
-        note: String?, reportAction: String
+        note: String?, reportAction: String, reportOnce: String? = nil
     ) -> HTML {
         let shown: HTML =
             card.map { GiftCarousel.render(cards: [$0], balance: header.balance, csrfToken: context.csrfToken) }
@@ -347,7 +350,7 @@ public enum OccasionScreens {
                 <h2>\(title)</h2>
                 \(note.map { "<p class=\"muted\">\($0)</p>" as HTML } ?? "")
                 \(shown)
-                \(reportForm(reportAction, csrf: context.csrfToken, subject: "gift"))
+                \(reportForm(reportAction, csrf: context.csrfToken, once: reportOnce, subject: "gift"))
                 """)
     }
 

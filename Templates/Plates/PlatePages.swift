@@ -12,7 +12,7 @@ public enum PlateNewPage {
                 <p>Spot licence plates from all fifty states, over a trip or over a year.</p></header>
                 \(form.summary(order: ["name", "mode"]))
                 <form class="form stack" method="post"\(attribute: "action", action) novalidate>
-                \(Layout.csrfField(context.csrfToken))
+                \(Layout.csrfField(context.csrfToken))\(form.onceField)
                 \(fields(form))
                 <div class="form-actions">\(Button.primary("Start the game"))</div>
                 </form>

@@ -461,7 +461,7 @@ public enum TallyPages {
                 <header class="page-header"><h1>New tally</h1><p>What are you counting?</p></header>
                 \(form.summary(order: ["name", "count", "schedule", "share"]))
                 <form class="card stack" method="post"\(attribute: "action", links.create)>
-                \(Layout.csrfField(context.csrfToken))
+                \(Layout.csrfField(context.csrfToken))\(form.onceField)
                 \(FormField.text(name: "name", label: "Name", value: form.values["name"], hint: "Up to 60 characters, e.g. Coffees.", error: form.errors["name"], required: true, maxLength: 60))
                 \(FormField.number(name: "count", label: "Starting count", value: form.values["count"] ?? "0", error: form.errors["count"], min: 0, max: 999_999_999))
                 \(FormField.select(name: "schedule", label: "Reset to 0", options: schedules, selected: form.values["schedule"] ?? "off", hint: "At midnight where you are.", error: form.errors["schedule"]))

@@ -164,6 +164,8 @@ struct OccasionAccessTests {
         var allowed: Set<Actor>
         /// Which contributor acts as "contributor" (friend 1 by default).
         var contributor = 0
+        /// The page whose form an allowed actor posts (a create form carries its once token); the host's panel otherwise.
+        var form: (@Sendable (RichParty) -> String)? = nil
         var description: String { name }
     }
 
@@ -176,7 +178,9 @@ struct OccasionAccessTests {
         Action(name: "save gift", path: { "\($0.party.base)/gift" }, fields: [("body", "Rewritten")], allowed: contributors, contributor: 2),
         Action(name: "send gift", path: { "\($0.party.base)/gift/submit" }, allowed: [.contributor], contributor: 2),
         Action(name: "take gift back", path: { "\($0.party.base)/gift/withdraw" }, allowed: [.contributor], contributor: 1),
-        Action(name: "report", path: { "\($0.party.base)/reports?challenge=\($0.challenge)" }, fields: [("reason", "Too hard")], allowed: members),
+        Action(
+            name: "report", path: { "\($0.party.base)/reports?challenge=\($0.challenge)" }, fields: [("reason", "Too hard")], allowed: members,
+            form: { "\($0.party.base)/challenges/\($0.challenge)" }),
         Action(name: "add challenge", path: { "\($0.party.base)/host/challenges" }, fields: [("title", "Hop"), ("points", "5"), ("difficulty", "easy"), ("category", "physical")], allowed: host),
         Action(name: "edit challenge", path: { "\($0.party.base)/host/challenges/\($0.challenge)" }, fields: [("title", "Hop"), ("points", "5"), ("difficulty", "easy"), ("category", "physical")], allowed: host),
         Action(name: "delete challenge", path: { "\($0.party.base)/host/challenges/\($0.challenge)/delete" }, allowed: host),
@@ -214,7 +218,9 @@ struct OccasionAccessTests {
         for actor in action.allowed {
             let actorSession = actor == .contributor ? rich.party.contributors[action.contributor] : session(actor, rich)
             let before = try rich.snapshot()
-            let response = try actorSession.postConfirming(path, fields, csrf: try actorSession.token(from: "/"))
+            // The host's forms come from the panel, which gives create forms their once token.
+            let page = action.form?(rich) ?? (actor == .host ? "\(rich.party.base)/host" : "/")
+            let response = try actorSession.postConfirming(path, fields, csrf: try actorSession.token(from: page))
             #expect(response.status == 303, "\(action) as \(actor): \(response.status) \(response.text.prefix(300))")
             #expect(try rich.snapshot() != before, "\(action) as \(actor) changed nothing")
         }

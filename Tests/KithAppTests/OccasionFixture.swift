@@ -89,7 +89,7 @@ struct OccasionParty {
             [
                 ("title", title), ("description", "Do it **well**."), ("option_b", optionB ?? ""), ("points", String(points)),
                 ("difficulty", "medium"), ("category", category),
-            ])
+            ], from: "\(base)/host")
         guard response.status == 303 else { throw TestError("adding a challenge failed: \(response.status) \(response.text.prefix(300))") }
         return try newest("occasion_challenges")
     }

@@ -76,14 +76,14 @@ struct SettingsProfileTests {
             profile(name: "Maya A.", username: "maya", email: " maya@example.com ", avatar: "owl", timeZone: "America/New_York"),
             csrf: token)
         #expect(saved.status == 303)
-        #expect(saved.header("Location") == "/settings?saved=profile")
+        #expect(saved.header("Location") == "/settings")
         let user = try storedUser(app, "maya")
         #expect(user.displayName == "Maya A.")
         #expect(user.email == "maya@example.com", "surrounding spaces are trimmed")
         #expect(user.avatar == "owl")
         #expect(user.timeZone == "America/New_York")
 
-        let after = try session.get("/settings?saved=profile")
+        let after = try session.get("/settings")
         #expect(after.text.contains("role=\"status\">Profile saved.</p>"))
         #expect(after.text.contains("value=\"owl\" checked>"))
         #expect(!after.text.contains("value=\"fox\" checked>"))
@@ -200,12 +200,12 @@ struct SettingsAppearanceTests {
 
         let dark = try session.post("/settings/appearance", [("theme", "dark"), ("number_style", "roman")], csrf: token)
         #expect(dark.status == 303)
-        #expect(dark.header("Location") == "/settings?saved=appearance")
-        for path in ["/", "/settings", "/settings?saved=appearance", "/settings/password"] {
+        #expect(dark.header("Location") == "/settings")
+        let settings = try session.get("/settings").text
+        #expect(settings.contains("Appearance saved."))
+        for path in ["/", "/settings", "/settings/password"] {
             #expect(htmlTag(try session.get(path)) == "<html lang=\"en\" class=\"theme-dark\">", "\(path)")
         }
-        let settings = try session.get("/settings?saved=appearance").text
-        #expect(settings.contains("Appearance saved."))
         #expect(settings.contains("value=\"dark\" checked>"))
         #expect(settings.contains("value=\"roman\" checked>"))
         #expect(try storedUser(app, "owl").numberStyle == .roman)
@@ -301,13 +301,13 @@ struct SettingsPasswordTests {
 
         let changed = try change(laptop, current: "correct horse", new: "a much better password")
         #expect(changed.status == 303)
-        #expect(changed.header("Location") == "/settings?saved=password")
+        #expect(changed.header("Location") == "/settings")
         let new = try #require(laptop.sessionCookie)
         #expect(new != old)
         let stale = WebSession(port: app.port)
         stale.setCookie("kith_session", old)
         #expect(try stale.get("/settings").status == 303, "the old token signs nobody in")
-        let settings = try laptop.get("/settings?saved=password")
+        let settings = try laptop.get("/settings")
         #expect(settings.status == 200)
         #expect(settings.text.contains("Password changed."))
         #expect(try phone.get("/").text.contains("Hello,"), "other devices stay signed in")
@@ -336,7 +336,7 @@ struct SettingsPasswordTests {
         let old = session.sessionCookie
         let changed = try change(session, current: nil, new: "a fresh password")
         #expect(changed.status == 303)
-        #expect(changed.header("Location") == "/settings?saved=password")
+        #expect(changed.header("Location") == "/settings")
         #expect(session.sessionCookie != old)
         #expect(try storedUser(app, "rescued").mustChangePassword == false)
         #expect(try session.get("/").text.contains("Hello,"))
@@ -368,9 +368,9 @@ struct SettingsSecurityTests {
 
         let out = try laptop.post("/settings/sessions/sign-out-others", [], csrf: try laptop.token(from: "/settings"))
         #expect(out.status == 303)
-        #expect(out.header("Location") == "/settings?saved=sessions")
+        #expect(out.header("Location") == "/settings")
         #expect(try phone.get("/").text.contains("Little rituals"), "the phone is signed out")
-        let after = try laptop.get("/settings?saved=sessions").text
+        let after = try laptop.get("/settings").text
         #expect(after.contains("Your other devices are signed out."))
         #expect(after.contains("signed in on this device only"))
         #expect(!after.contains("Safari on iPhone"))
@@ -523,7 +523,7 @@ struct SettingsHTMLValidationTests {
         let token = try session.token(from: "/settings")
         let (guestSession, _) = try guest(app)
         var pages: [(String, TestResponse)] = [
-            ("settings", try session.get("/settings?saved=profile")),
+            ("settings", try session.get("/settings")),
             ("settings-errors", try session.post("/settings/profile", profile(name: "", username: "x y", email: "nope", avatar: "none", timeZone: "Nowhere"), csrf: token)),
             ("settings-recovery-errors", try session.post("/settings/recovery-codes", [("password", "")], csrf: token)),
             ("password", try session.get("/settings/password")),

@@ -44,7 +44,7 @@ enum Tallies {
     ) throws -> Int64 {
         var fields = [("name", name), ("count", String(count)), ("schedule", schedule), ("fireworks", "on")]
         fields += shares.map { ("share-\($0.0)", $0.1) }
-        let response = try post(session, "/tallies", fields)
+        let response = try session.post("/tallies", fields, csrf: try session.token(from: "/tallies/new"))
         guard response.status == 303, let location = response.header("Location"), let id = Int64(location.split(separator: "/").last ?? "")
         else { throw TestError("creating a tally failed: \(response.status) \(response.text.prefix(2000))") }
         return id

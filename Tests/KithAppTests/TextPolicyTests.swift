@@ -1,4 +1,5 @@
 @testable import KithApp
+import KithTemplates
 import KithStorage
 import KithTestSupport
 import Testing
@@ -44,7 +45,7 @@ struct TextPolicyTests {
 
     @Test("ten family emoji are a 10-character name, and the limit counts Characters")
     func emojiCountAsCharacters() {
-        let ten = String(repeating: Self.family, count: 10)
+        let ten = String(repeating: TextPolicyTests.family, count: 10)
         #expect(ten.unicodeScalars.count == 70)
         #expect(TextPolicy.name(ten, max: 10) == (ten, nil))
         #expect(TextPolicy.name(ten + "x", max: 10).problem == .tooLong(max: 10))
@@ -106,5 +107,67 @@ struct TextPolicyFormTests {
         #expect(name.count == 60 && name.unicodeScalars.count == 270)
         let game = try Plates.create(dad.session, name: name)
         #expect(try app.app.database.read { try $0.queryValue("SELECT name FROM plate_games WHERE id = \(game)", as: String.self) } == name)
+    }
+
+    @Test("every name field in every form goes through the name policy, every long text through the text policy")
+    func everyFieldJudged() throws {
+        let app = try accountsHarness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let base = party.base
+        let tally = try Tallies.create(party.host)
+        let game = try Plates.create(party.host)
+        let friend = party.contributors[0]
+        let reversed = "Al\u{202E}ex"
+        let message = "has an invisible character that changes how text reads; please type it again."
+        // Who posts, the page holding the form, where it posts, the other fields, and the field under test.
+        let forms: [(WebSession, String, String, [(String, String)], String)] = [
+            (party.host, "/settings", "/settings/profile", [("username", "hana_host"), ("avatar", "fox"), ("time_zone", "UTC")], "display_name"),
+            (party.host, "/tallies/new", "/tallies", [("count", "0"), ("schedule", "off")], "name"),
+            (party.host, "/tallies/\(tally)", "/tallies/\(tally)/rename", [], "name"),
+            (party.host, "/games/new", "/games", [("mode", "collaborative")], "name"),
+            (party.host, "/games/\(game)/players", "/games/\(game)/settings", [("mode", "collaborative")], "name"),
+            (party.host, "/occasions/new", "/occasions", [("name", "N"), ("kind", "birthday"), ("celebrant_name", "C"), ("date", "2026-12-12"), ("host_name", "H")], "name"),
+            (party.host, "/occasions/new", "/occasions", [("name", "N"), ("kind", "birthday"), ("celebrant_name", "C"), ("date", "2026-12-12"), ("host_name", "H")], "celebrant_name"),
+            (party.host, "/occasions/new", "/occasions", [("name", "N"), ("kind", "birthday"), ("celebrant_name", "C"), ("date", "2026-12-12"), ("host_name", "H")], "host_name"),
+            (party.host, "\(base)/host", "\(base)/host/challenges", [("title", "T"), ("points", "5"), ("difficulty", "easy"), ("category", "social")], "title"),
+            (party.host, "\(base)/host", "\(base)/host/challenges", [("title", "T"), ("points", "5"), ("difficulty", "easy"), ("category", "social")], "option_b"),
+            (party.host, "\(base)/host", "\(base)/host/challenges", [("title", "T"), ("points", "5"), ("difficulty", "easy"), ("category", "social")], "description"),
+            (party.host, "\(base)/host", "\(base)/host/points", [("delta", "5")], "reason"),
+            (friend, "\(base)/dare", "\(base)/dare", [("title", "T"), ("points", "10")], "title"),
+            (friend, "\(base)/dare", "\(base)/dare", [("title", "T"), ("points", "10")], "description"),
+            (friend, "\(base)/gift", "\(base)/gift", [], "body"),
+        ]
+        for (session, page, action, fields, field) in forms {
+            let csrf = try session.token(from: page)
+            let sent = fields.filter { $0.0 != field } + [(field, reversed)]
+            let response = try session.post(action, sent, csrf: csrf)
+            #expect(response.status == 422, "\(action) \(field): \(response.status)")
+            #expect(response.text.contains(message), "\(action) \(field)")
+        }
+    }
+
+    @Test("a name field's maxlength lets the browser take as many family emoji as the server accepts; the server says when it is too long")
+    func maxlengthCountsLikeTheServer() throws {
+        #expect(FormField.utf16UnitsPerCharacter == TextPolicy.scalarsPerCharacter * 2)
+        let app = try accountsHarness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let pages: [(WebSession, String, String, Int)] = [
+            (party.host, "/tallies/new", "name", 60), (party.host, "/games/new", "name", 60), (party.host, "/occasions/new", "name", 80),
+            (party.host, "/occasions/new", "celebrant_name", 60), (party.host, "/settings", "display_name", 60),
+            (WebSession(port: app.port), "/signup", "display_name", 60),
+        ]
+        for (session, page, field, limit) in pages {
+            let text = try session.get(page).text
+            let pattern = "name=\"\(field)\"[^>]*maxlength=\"([0-9]+)\""
+            let range = try #require(text.range(of: pattern, options: .regularExpression), "\(page) \(field) has a maxlength")
+            let found = Int(text[range].split(separator: "\"").last ?? "") ?? 0
+            #expect(found >= String(repeating: TextPolicyTests.family, count: limit).utf16.count, "\(page) \(field): \(found)")
+        }
+        // What the browser lets through past the limit, the server refuses with its message.
+        let tooLong = String(repeating: TextPolicyTests.family, count: 61)
+        let csrf = try party.host.token(from: "/tallies/new")
+        let refused = try party.host.post("/tallies", [("name", tooLong), ("count", "0"), ("schedule", "off")], csrf: csrf)
+        #expect(refused.status == 422)
+        #expect(refused.text.contains("60 characters"))
     }
 }

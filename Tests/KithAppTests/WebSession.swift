@@ -13,6 +13,9 @@ final class WebSession: @unchecked Sendable {
     /// Sent as `X-Forwarded-For` with every request: this browser as a
     /// reverse proxy would name it.
     var forwardedFor: String?
+    /// The `_once` token of the last page `token(from:)` read, sent with the
+    /// next post that names none, as a browser posts the form it was shown.
+    var pendingOnceToken: String?
 
     init(port: Int) {
         self.port = port
@@ -28,6 +31,8 @@ final class WebSession: @unchecked Sendable {
     func post(_ path: String, _ fields: [(String, String)], csrf: String? = nil, headers: [String: String] = [:]) throws -> TestResponse {
         var all = fields
         if let csrf { all.append(("_csrf", csrf)) }
+        if let once = pendingOnceToken, !fields.contains(where: { $0.0 == "_once" }) { all.append(("_once", once)) }
+        pendingOnceToken = nil
         let body = all.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         return try post(path, rawBody: Array(body.utf8), headers: headers)
     }
@@ -47,10 +52,20 @@ final class WebSession: @unchecked Sendable {
         return match.components(separatedBy: "value=\"").last.map { String($0.dropLast()) }
     }
 
-    /// GETs a page and returns its form token: what a browser does before it posts.
+    /// The `_once` value of the first create form on a page.
+    static func onceToken(in page: TestResponse) -> String? {
+        let text = page.text
+        guard let range = text.range(of: #"name="_once" value="([^"]+)""#, options: .regularExpression) else { return nil }
+        let match = String(text[range])
+        return match.components(separatedBy: "value=\"").last.map { String($0.dropLast()) }
+    }
+
+    /// GETs a page and returns its form token: what a browser does before it
+    /// posts. The page's once token, if it has one, goes with the next post.
     func token(from path: String) throws -> String {
         let page = try get(path)
         guard let token = Self.csrfToken(in: page) else { throw TestError("no form token on \(path) (\(page.status))") }
+        pendingOnceToken = Self.onceToken(in: page)
         return token
     }
 

@@ -16,7 +16,7 @@ struct FormFieldTests {
                 <label class="field__label" for="field-username">Username</label>
                 <p class="field__hint" id="field-username-hint">3–30 letters.</p>
                 <p class="field__error" id="field-username-error"><span class="visually-hidden">Error: </span>That username is taken.</p>
-                <input class="field__input" id="field-username" name="username" type="text" value="dad_ross" required maxlength="30" autocomplete="username" aria-describedby="field-username-hint field-username-error" aria-invalid="true">
+                <input class="field__input" id="field-username" name="username" type="text" value="dad_ross" required maxlength="720" autocomplete="username" aria-describedby="field-username-hint field-username-error" aria-invalid="true">
                 </div>
                 """)
     }
@@ -87,7 +87,7 @@ struct FormFieldTests {
                 <div class="field">
                 <label class="field__label" for="field-letter">Letter</label>
                 <p class="field__hint" id="field-letter-hint">Markdown works.</p>
-                <textarea class="field__input" id="field-letter" name="letter" rows="4" maxlength="5000" aria-describedby="field-letter-hint">
+                <textarea class="field__input" id="field-letter" name="letter" rows="4" maxlength="120000" aria-describedby="field-letter-hint">
 
                 Dear Sam &lt;3</textarea>
                 </div>

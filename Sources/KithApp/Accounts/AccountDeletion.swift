@@ -48,6 +48,17 @@ public final class AccountPurge: Sendable {
 /// user row with its sessions, recovery codes and sign-in links, and the
 /// throttle's record of failed sign-ins under the username. Returns the
 /// hooks' invalidations, for the caller to publish after its commit.
+///
+/// What others still see afterwards names the person as "a former member"
+/// (`FormerMember`), never by name: rows that pointed at them are NULLed or
+/// gone, and each place that shows a NULLed person says so (a tally's
+/// "updated by", an occasion's adjustments and reports; timeline entries
+/// whose content left with them are recorded by the occasions' hook). Inbox
+/// entries are stored text, so rather than rewrite other people's inboxes
+/// here, names in them are stored marked with their person and resolved when
+/// read: one rule for entries delivered before and after the deletion, and
+/// nothing to miss in this transaction. Pending digest events of the person
+/// go with them (a cascade). Push messages already sent cannot change.
 enum AccountDeletion {
     @discardableResult
     static func delete(_ tx: Transaction, user: User, purges: AccountPurge) throws -> [LiveInvalidation] {

@@ -2,7 +2,8 @@ import KithHTTP
 import KithTemplates
 
 /// Settings: profile, appearance, password, sessions, recovery codes. Every
-/// form posts to its own route and redirects back to `/settings?saved=…`,
+/// form posts to its own route and redirects back to `/settings` with a
+/// flash message saying what was saved (`SessionFlash`),
 /// or shows the page again with the errors beside the fields (422).
 enum SettingsRoutes {
     static let show = Route(.get, "/settings")
@@ -16,7 +17,7 @@ enum SettingsRoutes {
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(show) { context in
             let user = try context.requireUser()
-            return try settingsPage(context, user: user, flash: savedFlash(context.request.query["saved"]))
+            return try settingsPage(context, user: user)
         }
         Endpoint(saveProfile) { context in try saveProfilePost(context) }
         Endpoint(saveAppearance) { context in try saveAppearancePost(context) }
@@ -32,28 +33,16 @@ enum SettingsRoutes {
             let user = try context.requireUser()
             let keep = context.session?.id
             let sessions = context.app.sessions
-            try context.app.database.write { try sessions.endOthers($0, userID: user.id, keep: keep) }
-            return .redirect(to: savedPath("sessions"))
+            try context.app.database.write { tx in
+                try sessions.endOthers(tx, userID: user.id, keep: keep)
+                try context.flash(tx, "Your other devices are signed out.")
+            }
+            return .redirect(to: show.path())
         }
         Endpoint(newRecoveryCodes) { context in try newRecoveryCodesPost(context) }
     }
 
     // MARK: The page
-
-    /// The confirmation after a redirect; nothing for a value it does not know.
-    static func savedFlash(_ saved: String?) -> [Flash] {
-        let message: String? =
-            switch saved {
-            case "profile": "Profile saved."
-            case "appearance": "Appearance saved."
-            case "password": "Password changed. Your other devices are still signed in."
-            case "sessions": "Your other devices are signed out."
-            default: nil
-            }
-        return message.map { [Flash(.notice, $0)] } ?? []
-    }
-
-    static func savedPath(_ section: String) -> String { show.path() + "?saved=" + section }
 
     /// The whole page; a form that failed passes its own state, the others
     /// show what is stored.
@@ -113,12 +102,13 @@ enum SettingsRoutes {
                 try SettingsStore.updateProfile(
                     tx, userID: user.id, displayName: name.value, username: username?.value,
                     email: email.value.isEmpty ? nil : email.value, avatar: avatar, timeZone: timeZone)
+                try context.flash(tx, "Profile saved.")
             }
         } catch AccountStore.Failure.usernameTaken {
             form.errors["username"] = "That username is taken."
             return try settingsPage(context, user: user, profile: form, status: .unprocessableContent)
         }
-        return .redirect(to: savedPath("profile"))
+        return .redirect(to: show.path())
     }
 
     static let emailLength = 254
@@ -153,8 +143,11 @@ enum SettingsRoutes {
         guard let theme, let numberStyle else {
             return try settingsPage(context, user: user, appearance: form, status: .unprocessableContent)
         }
-        try context.app.database.write { try SettingsStore.updateAppearance($0, userID: user.id, theme: theme, numberStyle: numberStyle) }
-        return .redirect(to: savedPath("appearance"))
+        try context.app.database.write { tx in
+            try SettingsStore.updateAppearance(tx, userID: user.id, theme: theme, numberStyle: numberStyle)
+            try context.flash(tx, "Appearance saved.")
+        }
+        return .redirect(to: show.path())
     }
 
     // MARK: Password
@@ -227,10 +220,14 @@ enum SettingsRoutes {
         let cookie = try app.database.write { tx in
             try AccountStore.setPasswordHash(tx, userID: user.id, hash: hash, mustChange: false)
             try AccountStore.clearFailures(tx, scope: scope)
-            return try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
+            let cookie = try app.sessions.start(tx, userID: user.id, request: request, replacing: previous)
+            // The message waits for the session the browser moves to.
+            try SessionFlash.setForNewestSession(
+                tx, userID: user.id, Flash(.notice, "Password changed. Your other devices are still signed in."), now: app.now)
+            return cookie
         }
         context.setCookie(cookie)
-        return .redirect(to: savedPath("password"))
+        return .redirect(to: show.path())
     }
 
     // MARK: Recovery codes

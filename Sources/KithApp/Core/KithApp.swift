@@ -80,6 +80,8 @@ public final class KithApp: HTTPResponder {
         contextBox.app = self
         // Every feature, in one visible list; routes match in this order.
         for make in Self.features { install(make(self)) }
+        let onceSweep = OnceTokens.sweeper(self).backgroundTask
+        backgroundTasks.register(onceSweep.name, start: onceSweep.start, stop: onceSweep.stop)
     }
 
     /// What Kith is made of. Core names none of them: each declares itself.

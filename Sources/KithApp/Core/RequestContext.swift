@@ -83,7 +83,8 @@ public struct RequestContext: Sendable {
         if let user {
             for topic in badges.flatMap({ $0.topics(user) }) where !followed.contains(topic) { followed.append(topic) }
         }
-        var page = app.pageContext(flash: flash, topics: followed)
+        // Messages this session earned by its last post come first (see `SessionFlash`).
+        var page = app.pageContext(flash: takeFlashes() + flash, topics: followed)
         page.csrfToken = csrfToken
         if let user {
             var viewer = Viewer(displayName: user.displayName, isGuest: user.isGuest)

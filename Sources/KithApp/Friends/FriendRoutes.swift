@@ -16,26 +16,36 @@ enum FriendRoutes {
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(index) { context in
             let user = try context.requireUser()
-            return try page(context, user: user, form: FormState(), flash: flash(context.request.query["added"]))
+            return try page(context, user: user, form: FormState())
         }
         Endpoint(add) { context in
             let user = try context.requireUser()
+            let once = try context.onceForm()
             let typed = (context.request.form["username"] ?? "").trimmingCharacters(in: .whitespaces)
             let username = typed.hasPrefix("@") ? String(typed.dropFirst()) : typed
             guard !username.isEmpty else {
                 return try page(context, user: user, form: FormState(values: ["username": typed], errors: ["username": "Enter their username."]), status: .unprocessableContent)
             }
             let now = context.app.now
-            let outcome = try context.app.database.write { tx in try FriendStore.add(tx, userID: user.id, username: username, now: now) }
-            let error: String
-            switch outcome {
-            case .added(let friend):
-                return .redirect(to: index.path() + "?added=" + PercentEncoding.encodeQueryComponent(friend.displayName))
-            case .unknown: error = "Nobody on Kith goes by \(username). Check the spelling with them."
-            case .yourself: error = "That's you! Add someone else's username."
-            case .alreadyFriends(let friend): error = "You and \(friend.displayName) are already friends."
+            do {
+                return .redirect(to: try context.app.database.write { tx in
+                    try once.run(tx) {
+                        switch try FriendStore.add(tx, userID: user.id, username: username, now: now) {
+                        case .added(let friend):
+                            try context.flash(tx, "You and \(friend.displayName) are friends now.")
+                            return index.path()
+                        // Thrown, so the form's token stays unspent for the corrected username.
+                        case .unknown: throw Refused(message: "Nobody on Kith goes by \(username). Check the spelling with them.")
+                        case .yourself: throw Refused(message: "That's you! Add someone else's username.")
+                        case .alreadyFriends(let friend): throw Refused(message: "You and \(friend.displayName) are already friends.")
+                        }
+                    }
+                })
+            } catch let refused as Refused {
+                return try page(
+                    context, user: user, form: FormState(values: ["username": typed], errors: ["username": refused.message]),
+                    status: .unprocessableContent)
             }
-            return try page(context, user: user, form: FormState(values: ["username": typed], errors: ["username": error]), status: .unprocessableContent)
         }
         Endpoint(remove) { context in
             let user = try context.requireUser()
@@ -63,13 +73,12 @@ enum FriendRoutes {
             "Every tally shared between you stops being shared, both ways. You can add each other again later.", button: "Remove friend")
     }
 
-    static func flash(_ added: String?) -> [Flash] {
-        guard let added, !added.isEmpty else { return [] }
-        return [Flash(.notice, "You and \(added) are friends now.")]
-    }
+    private struct Refused: Error { let message: String }
 
-    static func page(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok, flash: [Flash] = []) throws -> Response {
-        var frame = context.pageContext(flash: flash)
+    static func page(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
+        var form = form
+        form.onceToken = context.onceToken()
+        var frame = context.pageContext()
         frame.stylesheets = stylesheets
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(

@@ -20,7 +20,7 @@ enum NotificationRoutes {
         Endpoint(inbox) { context in
             let user = try context.requireUser()
             let model = try inboxModel(context, user: user)
-            return context.app.page(InboxPage.render(context: context.pageContext(flash: savedFlash(context.request.query["saved"])), model: model))
+            return context.app.page(InboxPage.render(context: context.pageContext(), model: model))
         }
         Endpoint(count) { context in
             // Fetched by script: signed out, it answers 401 with the reason.
@@ -30,7 +30,10 @@ enum NotificationRoutes {
         }
         Endpoint(list) { context in
             let user = try context.requireUser()
-            return context.app.page(InboxPage.list(context.pageContext(), try inboxModel(context, user: user)))
+            // A fragment, not a page: the plain frame, which leaves this session's flash messages for its next page.
+            var frame = context.app.pageContext()
+            frame.csrfToken = context.csrfToken
+            return context.app.page(InboxPage.list(frame, try inboxModel(context, user: user)))
         }
         Endpoint(open) { context in
             let user = try context.requireUser()
@@ -54,9 +57,10 @@ enum NotificationRoutes {
                 } else {
                     try notifications.unmute(scope: entry.scope, for: user.id, in: tx)
                 }
+                try context.flash(tx, muting ? "Muted. You won't hear about that any more." : "Unmuted. You'll hear about it again.")
                 tx.afterCommit { notifications.publishInboxChanged(for: user.id) }
             }
-            return .redirect(to: inbox.path() + (muting ? "?saved=muted" : "?saved=unmuted"))
+            return .redirect(to: inbox.path())
         }
         Endpoint(markAllRead) { context in
             let user = try context.requireUser()
@@ -97,14 +101,6 @@ enum NotificationRoutes {
                 muteAction: mute.path(entry.id), isMuted: muted.contains(entry.scope))
         }
         return InboxPage.Model(items: items, unreadCount: unread, markAllReadAction: markAllRead.path())
-    }
-
-    static func savedFlash(_ saved: String?) -> [Flash] {
-        switch saved {
-        case "muted": [Flash(.notice, "Muted. You won't hear about that any more.")]
-        case "unmuted": [Flash(.notice, "Unmuted. You'll hear about it again.")]
-        default: []
-        }
     }
 
     /// `url` when it stays on this site: a single leading slash, no

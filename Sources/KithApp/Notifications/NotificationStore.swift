@@ -10,7 +10,8 @@ enum NotificationStore {
         let kind: String
         let scope: String
         let title: String
-        let body: String
+        /// Its sentence, with the names of people since deleted as "a former member" (`FormerMember`).
+        var body: String
         let url: String
         let eventCount: Int64
         let createdAt: Int64
@@ -163,10 +164,18 @@ enum NotificationStore {
 
     /// The newest `limit` entries, newest first.
     static func inbox(_ db: some Queryable, userID: Int64, limit: Int) throws -> [Entry] {
-        try db.query("""
+        let entries = try db.query("""
             SELECT \(Entry.columns) FROM notifications WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)
             """
         ).map(Entry.init(row:))
+        let named = entries.reduce(into: Set<Int64>()) { $0.formUnion(FormerMember.markedIDs(in: $1.body)) }
+        guard !named.isEmpty else { return entries }
+        let present = Set(try db.query("SELECT id FROM users WHERE id IN (\(list: named.sorted()))").map { try $0.get("id", as: Int64.self) })
+        return entries.map { entry in
+            var entry = entry
+            entry.body = FormerMember.resolve(entry.body, exists: present.contains)
+            return entry
+        }
     }
 
     /// One entry, only for its owner: anyone else gets nil, as for an id

@@ -225,10 +225,20 @@ public final class Notifications: Sendable {
             var delivered: [Delivered] = []
             for item in due {
                 let digest = item.digest
-                let body = wording(for: digest)
+                // Names are stored marked, so the inbox can say "a former
+                // member" once someone is deleted (`FormerMember`); a push
+                // leaves now, with the names as they are.
+                var marked = digest
+                for index in marked.events.indices {
+                    if let actor = marked.events[index].actorID {
+                        marked.events[index].actorName = FormerMember.marked(userID: actor, name: marked.events[index].actorName)
+                    }
+                }
+                let stored = wording(for: marked)
+                let body = try FormerMember.resolve(stored, in: tx)
                 let id = try NotificationStore.deliver(
                     tx, digestID: item.id, userID: item.userID, kind: digest.kind, scope: digest.scope, title: digest.scopeTitle,
-                    body: body, url: digest.link, eventCount: max(digest.events.count, 1), now: now)
+                    body: stored, url: digest.link, eventCount: max(digest.events.count, 1), now: now)
                 delivered.append(Delivered(notificationID: id, userID: item.userID, title: digest.scopeTitle, body: body, url: digest.link))
             }
             try NotificationStore.forgetIdleScopes(tx)

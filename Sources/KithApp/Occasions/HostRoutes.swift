@@ -66,7 +66,7 @@ enum HostRoutes {
             try change(tx, scope)
             OccasionRoutes.changed(tx, app, occasionID: scope.id)
         }
-        return OccasionActions.redirect(back ?? panel.path(scope.id), notice: notice)
+        return try OccasionActions.redirect(context, back ?? panel.path(scope.id), notice: notice)
     }
 
     // MARK: The panel
@@ -79,6 +79,9 @@ enum HostRoutes {
 
     static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
         _ = try host(context)
+        var forms = forms
+        forms.challenge.onceToken = context.onceToken()
+        forms.points.onceToken = context.onceToken()
         let app = context.app
         let zone = context.user?.timeZone ?? "UTC"
         let (scope, frame, model) = try OccasionPages.prepare(context) { db, scope -> HostPanel.Model in
@@ -95,7 +98,7 @@ enum HostRoutes {
                         rotateConfirmation: InviteCodes.rotateConfirmation("a new \(title.lowercased())", code: code))
                 }
             let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
-                let giver = names[gift.authorID] ?? "Someone"
+                let giver = FormerMember.name(names[gift.authorID], startsSentence: true)
                 var row = HostPanel.GiftRow(
                     id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
@@ -112,7 +115,7 @@ enum HostRoutes {
                 let author = challenge.authorID.flatMap { names[$0] }
                 let detail =
                     challenge.kind == .dare
-                    ? "Dare by \(author ?? "someone") · \(challenge.discoveredAt == nil ? "sealed" : "found")"
+                    ? "Dare by \(FormerMember.name(author)) · \(challenge.discoveredAt == nil ? "sealed" : "found")"
                     : "\(challenge.difficulty.label) · \(challenge.category.label)\(challenge.optionB.map { " · or \($0)" } ?? "")"
                 let open = scope.occasion.isOpen && !challenge.isCompleted
                 return HostPanel.ChallengeRow(
@@ -125,12 +128,12 @@ enum HostRoutes {
             let adjustments = try OccasionStore.adjustments(db, occasionID: scope.id).map { entry in
                 HostPanel.Line(
                     text: "\(entry.delta > 0 ? "+" : "")\(entry.delta) · \(entry.reason)",
-                    detail: "\(entry.actorName ?? "A former member"), \(TimeText.local(entry.at, zone: zone).human)")
+                    detail: "\(FormerMember.name(entry.actorName, startsSentence: true)), \(TimeText.local(entry.at, zone: zone).human)")
             }
             let reports = try OccasionStore.reports(db, occasionID: scope.id).map { report in
                 HostPanel.Line(
                     text: "\(report.subjectKind == "gift" ? "Gift" : "Challenge"): \(report.subjectTitle ?? "(removed)")",
-                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(report.reporterName ?? "a former member"), \(TimeText.local(report.at, zone: zone).human)")
+                    detail: "\(report.reason.isEmpty ? "No reason given" : "“\(report.reason)”") — \(FormerMember.name(report.reporterName)), \(TimeText.local(report.at, zone: zone).human)")
             }
             var people = OccasionPages.persons(members, scope: scope, app: app, zone: zone)
             for (index, member) in members.enumerated() where people[index].removeAction != nil {
@@ -174,10 +177,14 @@ enum HostRoutes {
 
     static func addChallenge(_ context: RequestContext) throws -> Response {
         _ = try host(context)
+        let once = try context.onceForm()
         let (fields, state) = readChallenge(context.request.form)
         guard let fields else { return try render(context, forms: Forms(challenge: state), status: .unprocessableContent) }
         return try act(context) { tx, scope in
-            _ = try OccasionStore.addChallenge(tx, occasionID: scope.id, fields, now: context.app.now)
+            _ = try once.run(tx) {
+                _ = try OccasionStore.addChallenge(tx, occasionID: scope.id, fields, now: context.app.now)
+                return panel.path(scope.id)
+            }
         }
     }
 
@@ -297,9 +304,11 @@ enum HostRoutes {
                 throw HTTPError(.conflict, "That gift is already unlocked, so its price stays.")
             }
             if target.state == .submitted {
-                let giver = try OccasionStore.membership(tx, occasionID: scope.id, userID: target.authorID)?.displayName ?? "someone"
+                let giver = FormerMember.name(try OccasionStore.membership(tx, occasionID: scope.id, userID: target.authorID)?.displayName)
+                // A person named as the subject is marked like an actor, so the inbox follows a later deletion.
                 try OccasionNews.tell(
-                    tx, context.app, kind: OccasionNews.onOffer, scope: scope, subject: giver, roles: [.celebrant],
+                    tx, context.app, kind: OccasionNews.onOffer, scope: scope, subject: FormerMember.marked(userID: target.authorID, name: giver),
+                    roles: [.celebrant],
                     link: OccasionRoutes.gifts.path(scope.id))
             }
         }
@@ -337,6 +346,7 @@ enum HostRoutes {
     static func adjust(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         try scope.requireOpen()
+        let once = try context.onceForm()
         var reader = FormReader(context.request.form)
         let delta = reader.integer("delta", label: "the points", range: -100_000...100_000)
         if delta == 0 { reader.fail("delta", "Enter a number other than 0.") }
@@ -345,18 +355,26 @@ enum HostRoutes {
             return try render(context, forms: Forms(points: reader.state), status: .unprocessableContent)
         }
         let app = context.app
-        let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
-            let outcome = try OccasionStore.adjust(tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
-            if outcome == .adjusted { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
-            return outcome
-        }
-        if case .wouldGoNegative(let balance) = outcome {
+        do {
+            try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
+                _ = try once.run(tx) {
+                    let outcome = try OccasionStore.adjust(
+                        tx, occasionID: scope.id, delta: delta, reason: reason, actorID: scope.viewer.userID, now: app.now)
+                    // Thrown, so the token is not spent on an adjustment that was refused.
+                    if case .wouldGoNegative(let balance) = outcome { throw WouldGoNegative(balance: balance) }
+                    OccasionRoutes.changed(tx, app, occasionID: scope.id)
+                    return panel.path(scope.id)
+                }
+            }
+        } catch let refused as WouldGoNegative {
             var state = reader.state
-            state.errors["delta"] = "That would take the balance below zero: there are \(OccasionPage.points(balance)) to take from."
+            state.errors["delta"] = "That would take the balance below zero: there are \(OccasionPage.points(refused.balance)) to take from."
             return try render(context, forms: Forms(points: state), status: .unprocessableContent)
         }
-        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, panel.path(scope.id), notice: "saved")
     }
+
+    private struct WouldGoNegative: Error { let balance: Int }
 
     static func callFinale(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
@@ -392,7 +410,7 @@ enum HostRoutes {
             }
             OccasionRoutes.changed(tx, app, occasionID: scope.id)
         }
-        return OccasionActions.redirect(OccasionRoutes.overview.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, OccasionRoutes.overview.path(scope.id), notice: "saved")
     }
 
     static func remove(_ context: RequestContext) throws -> Response {
@@ -418,7 +436,7 @@ enum HostRoutes {
             return removed
         }
         guard removed else { throw HTTPError.notFound() }
-        return OccasionActions.redirect(panel.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, panel.path(scope.id), notice: "saved")
     }
 
     static func rotate(_ context: RequestContext) throws -> Response {

@@ -7,7 +7,7 @@ import KithTemplates
 /// action loads the scope (404 for outsiders), asks the role, changes the
 /// database in one transaction, tells open pages, and redirects.
 enum OccasionActions {
-    /// Notices after a redirect, by key: nothing a URL carries is ever shown.
+    /// Notices after a redirect, by key, left in the session for the next page.
     static let notices: [String: String] = [
         "completed": "Done! The points are yours.",
         "already": "That one was already done; its points were counted once.",
@@ -20,8 +20,9 @@ enum OccasionActions {
         "uploaded": "Uploaded. It's part of your draft now.",
     ]
 
-    static func redirect(_ path: String, notice: String) -> Response {
-        .redirect(to: path + (path.contains("?") ? "&" : "?") + "notice=" + notice)
+    static func redirect(_ context: RequestContext, _ path: String, notice: String) throws -> Response {
+        if let message = notices[notice] { try context.app.database.write { tx in try context.flash(tx, message) } }
+        return .redirect(to: path)
     }
 
     static func load(_ context: RequestContext) throws -> OccasionScope {
@@ -39,7 +40,7 @@ enum OccasionActions {
         else { throw HTTPError.notFound() }
         try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can complete challenges. The host can mark one done from the host panel.")
         try scope.requireOpen()
-        if challenge.isCompleted { return redirect(OccasionRoutes.challenge.path(scope.id, challengeID), notice: "already") }
+        if challenge.isCompleted { return try redirect(context, OccasionRoutes.challenge.path(scope.id, challengeID), notice: "already") }
         var reader = FormReader(context.request.form)
         var option: String? = nil
         if challenge.optionB != nil {
@@ -78,7 +79,7 @@ enum OccasionActions {
             if done { OccasionRoutes.changed(tx, app, occasionID: scope.id) }
             return done
         }
-        return redirect(OccasionRoutes.challenge.path(scope.id, challengeID), notice: completed ? "completed" : "already")
+        return try redirect(context, OccasionRoutes.challenge.path(scope.id, challengeID), notice: completed ? "completed" : "already")
     }
 
     enum ChosenOption: String { case a, b }
@@ -113,7 +114,7 @@ enum OccasionActions {
         }
         switch outcome {
         case .unlocked, .alreadyUnlocked:
-            return redirect(OccasionRoutes.showGift.path(scope.id, giftID), notice: "unlocked")
+            return try redirect(context, OccasionRoutes.showGift.path(scope.id, giftID), notice: "unlocked")
         case .notOnOffer:
             throw HTTPError.notFound()
         case .insufficient(let balance, let cost):
@@ -163,7 +164,7 @@ enum OccasionActions {
         guard saved else {
             throw HTTPError(.conflict, "\(scope.occasion.celebrantName) has already found your dare, so it can't change now.")
         }
-        return redirect(OccasionRoutes.dare.path(scope.id), notice: "filed")
+        return try redirect(context, OccasionRoutes.dare.path(scope.id), notice: "filed")
     }
 
     static func saveGift(_ context: RequestContext) throws -> Response {
@@ -182,7 +183,7 @@ enum OccasionActions {
             try OccasionStore.saveDraft(tx, occasionID: scope.id, authorID: scope.viewer.userID, body: body, now: app.now)
         }
         guard saved else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
-        return redirect(OccasionRoutes.gift.path(scope.id), notice: "saved")
+        return try redirect(context, OccasionRoutes.gift.path(scope.id), notice: "saved")
     }
 
     static func submitGift(_ context: RequestContext) throws -> Response {
@@ -202,7 +203,7 @@ enum OccasionActions {
                 context, form: nil, status: .conflict,
                 flash: [Flash(.error, "There's nothing to send yet. Save your letter, or add photos, a video or a voice note first.")])
         }
-        return redirect(OccasionRoutes.gift.path(scope.id), notice: "sent")
+        return try redirect(context, OccasionRoutes.gift.path(scope.id), notice: "sent")
     }
 
     static func withdrawGift(_ context: RequestContext) throws -> Response {
@@ -216,7 +217,7 @@ enum OccasionActions {
             return done
         }
         guard withdrawn else { throw HTTPError(.conflict, "The host has already put your gift on offer, so it stays as it is.") }
-        return redirect(OccasionRoutes.gift.path(scope.id), notice: "withdrawn")
+        return try redirect(context, OccasionRoutes.gift.path(scope.id), notice: "withdrawn")
     }
 
     // MARK: Reports
@@ -242,17 +243,21 @@ enum OccasionActions {
         } else {
             throw HTTPError(.badRequest, "Say what you're reporting: open the challenge or gift and use its report button.")
         }
+        let once = try context.onceForm()
         var reader = FormReader(context.request.form)
         let reason = reader.text("reason", label: "the reason", max: 500)
         guard reader.isValid else { throw HTTPError(.unprocessableContent, reader.state.errors["reason"] ?? "Please check the reason.") }
         try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
-            try OccasionStore.report(
-                tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
-                now: app.now)
-            try OccasionNews.tell(
-                tx, app, kind: OccasionNews.report, scope: scope, subject: subject.title, roles: [.host], link: HostRoutes.panel.path(scope.id))
-            OccasionRoutes.changed(tx, app, occasionID: scope.id)
+            _ = try once.run(tx) {
+                try OccasionStore.report(
+                    tx, occasionID: scope.id, subjectKind: subject.kind, subjectID: subject.id, reason: reason, reporterID: scope.viewer.userID,
+                    now: app.now)
+                try OccasionNews.tell(
+                    tx, app, kind: OccasionNews.report, scope: scope, subject: subject.title, roles: [.host], link: HostRoutes.panel.path(scope.id))
+                OccasionRoutes.changed(tx, app, occasionID: scope.id)
+                return subject.back
+            }
         }
-        return redirect(subject.back, notice: "reported")
+        return try redirect(context, subject.back, notice: "reported")
     }
 }

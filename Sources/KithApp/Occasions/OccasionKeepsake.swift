@@ -109,7 +109,7 @@ enum OccasionKeepsake {
             }
         }
         let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state == .unlocked }.map { gift in
-            let giver = names[gift.authorID] ?? "someone"
+            let giver = FormerMember.name(names[gift.authorID])
             return Keepsake.Gift(
                 title: "\(gift.kind.label) from \(giver)", letter: gift.body,
                 media: archived(media[gift.id] ?? [], giver: giver))

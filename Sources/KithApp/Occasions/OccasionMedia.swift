@@ -91,7 +91,7 @@ enum OccasionMedia {
         }
         let accepted = outcome == .attached
         guard accepted else { throw HTTPError(.conflict, "Your gift has been sent, so it can't change now.") }
-        return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "uploaded")
+        return try OccasionActions.redirect(context, OccasionRoutes.gift.path(scope.id), notice: "uploaded")
     }
 
     static func removeMedia(_ context: RequestContext) throws -> Response {
@@ -104,7 +104,7 @@ enum OccasionMedia {
                 tx, occasionID: scope.id, authorID: scope.viewer.userID, mediaID: mediaID, media: app.media)
         }
         guard removed else { throw HTTPError.notFound() }
-        return OccasionActions.redirect(OccasionRoutes.gift.path(scope.id), notice: "saved")
+        return try OccasionActions.redirect(context, OccasionRoutes.gift.path(scope.id), notice: "saved")
     }
 
     // MARK: Serving

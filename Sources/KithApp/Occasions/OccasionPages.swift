@@ -12,9 +12,7 @@ enum OccasionPages {
         _ context: RequestContext, flash: [Flash] = [], read: (Connection, OccasionScope) throws -> T
     ) throws -> (OccasionScope, PageContext, T) {
         let loaded = try context.load(OccasionScope.self, parameter: "occasion")
-        // A notice after a redirect is named by key, never carried as text.
-        let notice = context.request.query["notice"].flatMap { OccasionActions.notices[$0] }.map { Flash(.notice, $0) }
-        let frame = OccasionRoutes.frame(context, loaded, flash: flash + (notice.map { [$0] } ?? []))
+        let frame = OccasionRoutes.frame(context, loaded, flash: flash)
         let (scope, data) = try context.app.database.read { db -> (OccasionScope, T) in
             let occasion = try OccasionStore.occasion(db, id: loaded.id) ?? loaded.occasion
             let scope = OccasionScope(occasion: occasion, viewer: loaded.viewer)
@@ -111,7 +109,8 @@ enum OccasionPages {
             form: form,
             proof: MediaViews.render(
                 proofPhoto.map { OccasionMedia.views([$0], occasionID: scope.id, giver: scope.occasion.celebrantName, removable: false) } ?? [],
-                csrf: context.csrfToken))
+                csrf: context.csrfToken),
+            reportOnce: context.onceToken())
         return context.app.page(
             OccasionScreens.challenge(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
     }
@@ -198,10 +197,10 @@ enum OccasionPages {
             gift.state == .unlocked ? .unlocked : (scope.occasion.balance >= cost ? .affordable : .locked)
         let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable
         return GiftCardView(
-            id: gift.id, giverName: giver?.displayName ?? "Someone", giverAvatarURL: Avatars.avatarURL(giver?.avatar ?? "fox", displayName: giver?.accountName ?? "", assets: app.assets),
+            id: gift.id, giverName: FormerMember.name(giver?.displayName, startsSentence: true), giverAvatarURL: Avatars.avatarURL(giver?.avatar ?? "fox", displayName: giver?.accountName ?? "", assets: app.assets),
             kindLabel: gift.kind.label, cost: cost, state: state,
             content: state == .unlocked
-                ? giftContent(gift, items: items, giver: giver?.displayName ?? "someone", occasionID: scope.id, csrf: csrf) : nil,
+                ? giftContent(gift, items: items, giver: FormerMember.name(giver?.displayName), occasionID: scope.id, csrf: csrf) : nil,
             unlockAction: canUnlock ? OccasionRoutes.unlock.path(scope.id, gift.id) : nil, detailURL: OccasionRoutes.showGift.path(scope.id, gift.id))
     }
 
@@ -224,7 +223,7 @@ enum OccasionPages {
         }
         let list = offered.map { gift in
             OccasionScreens.GiftListItem(
-                giverName: giver(gift)?.displayName ?? "Someone", kindLabel: gift.kind.label,
+                giverName: FormerMember.name(giver(gift)?.displayName, startsSentence: true), kindLabel: gift.kind.label,
                 stateLabel: gift.state == .unlocked ? "Unlocked" : "On offer · \(OccasionPage.points(gift.cost ?? 0))",
                 url: gift.authorID == scope.viewer.userID || scope.role.canModerate ? OccasionRoutes.showGift.path(scope.id, gift.id) : nil)
         }
@@ -258,7 +257,7 @@ enum OccasionPages {
                 OccasionScreens.gift(
                     context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
                     title: "\(view.kindLabel) from \(view.giverName)", card: view,
-                    content: nil, note: nil, reportAction: reportAction),
+                    content: nil, note: nil, reportAction: reportAction, reportOnce: context.onceToken()),
                 status: status)
         }
         guard scope.canRead(gift) else { throw HTTPError.notFound() }
@@ -272,11 +271,11 @@ enum OccasionPages {
         return context.app.page(
             OccasionScreens.gift(
                 context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
-                title: "\(gift.kind.label) from \(isAuthor ? "you" : giver?.displayName ?? "someone")", card: nil,
+                title: "\(gift.kind.label) from \(isAuthor ? "you" : FormerMember.name(giver?.displayName))", card: nil,
                 content: giftContent(
-                    gift, items: items, giver: isAuthor ? "you" : giver?.displayName ?? "someone", occasionID: scope.id,
+                    gift, items: items, giver: isAuthor ? "you" : FormerMember.name(giver?.displayName), occasionID: scope.id,
                     csrf: context.csrfToken),
-                note: note, reportAction: reportAction),
+                note: note, reportAction: reportAction, reportOnce: context.onceToken()),
             status: status)
     }
 
@@ -292,7 +291,7 @@ enum OccasionPages {
             guard let subject = row.subjectID else { return nil }
             if row.kind == "gift", let gift = gifts.first(where: { $0.id == subject }), let items = media[subject], scope.canRead(gift) {
                 return MediaViews.render(
-                    OccasionMedia.views(items, occasionID: scope.id, giver: row.giftAuthor ?? "someone", removable: false), csrf: csrf)
+                    OccasionMedia.views(items, occasionID: scope.id, giver: FormerMember.name(row.giftAuthor), removable: false), csrf: csrf)
             }
             if row.kind == "challenge" || row.kind == "dare", let items = media[-subject] {
                 return MediaViews.render(
@@ -306,12 +305,18 @@ enum OccasionPages {
             var detail: String? = nil
             switch kind {
             case .challenge, .dare:
-                title = row.challengeTitle ?? "A \(kind == .dare ? "dare" : "challenge") (removed)"
+                title =
+                    row.challengeTitle
+                    ?? (row.departed
+                        ? "A \(kind == .dare ? "dare" : "challenge") by \(FormerMember.phrase)"
+                        : "A \(kind == .dare ? "dare" : "challenge") (removed)")
                 if row.chosenOption == "b", let optionB = row.optionB { detail = "Option B: \(optionB)" }
                 if row.byHost { detail = "Marked done by the host" }
             case .gift:
                 if let author = row.giftAuthor, let giftKind = row.giftKind {
                     title = "\(GiftKind(rawValue: giftKind)?.label ?? "Gift") from \(author)"
+                } else if row.departed {
+                    title = "\(row.departedGiftKind.flatMap(GiftKind.init(rawValue:))?.label ?? "A gift") from \(FormerMember.phrase)"
                 } else {
                     title = "A gift (removed)"
                 }

@@ -77,11 +77,14 @@ enum OccasionRoutes {
 
     static func newOccasionPage(_ context: RequestContext, _ form: FormState, status: HTTPStatus = .ok) -> Response {
         let kinds = OccasionKind.allCases.map { (value: $0.rawValue, label: $0.label) }
+        var form = form
+        form.onceToken = context.onceToken()
         return context.app.page(OccasionForms.newOccasion(context: context.pageContext(), form: form, kinds: kinds, action: create.path()), status: status)
     }
 
     static func createOccasion(_ context: inout RequestContext) throws -> Response {
         let user = try context.requireUser()
+        let once = try context.onceForm()
         var reader = FormReader(context.request.form)
         let name = reader.line("name", label: "the occasion name", max: 80, required: true)
         let kind = reader.choice("kind", OccasionKind.self, message: "Choose what kind of occasion it is.")
@@ -92,14 +95,15 @@ enum OccasionRoutes {
             return newOccasionPage(context, reader.state, status: .unprocessableContent)
         }
         let app = context.app
-        let id = try app.database.write { tx in
-            let id = try OccasionStore.create(
-                tx, .init(name: name, kind: kind, celebrantName: celebrant, date: date, hostName: hostName), hostID: user.id, now: app.now)
-            _ = try app.invites.issue(tx, kind: contributorInvite, targetID: id, createdBy: user.id, now: app.now)
-            _ = try app.invites.issue(tx, kind: celebrantInvite, targetID: id, createdBy: user.id, now: app.now)
-            return id
-        }
-        return .redirect(to: HostRoutes.panel.path(id))
+        return .redirect(to: try app.database.write { tx in
+            try once.run(tx) {
+                let id = try OccasionStore.create(
+                    tx, .init(name: name, kind: kind, celebrantName: celebrant, date: date, hostName: hostName), hostID: user.id, now: app.now)
+                _ = try app.invites.issue(tx, kind: contributorInvite, targetID: id, createdBy: user.id, now: app.now)
+                _ = try app.invites.issue(tx, kind: celebrantInvite, targetID: id, createdBy: user.id, now: app.now)
+                return HostRoutes.panel.path(id)
+            }
+        })
     }
 
     static func preview(_ db: Connection, _ id: Int64, role: String) throws -> InvitePreview? {

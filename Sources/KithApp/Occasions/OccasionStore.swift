@@ -445,18 +445,23 @@ enum OccasionStore {
         var giftAuthor: String?
         var giftKind: String?
         var adjustmentReason: String?
+        /// Its subject went with its author's account; for a gift, the gift's kind ("letter").
+        var departed: Bool = false
+        var departedGiftKind: String?
     }
 
     static func timeline(_ db: some Queryable, occasionID: Int64) throws -> [TimelineRow] {
         try db.query("""
             SELECT t.id, t.kind, t.subject_id, t.points, t.by_host, t.at,
                    c.title AS challenge_title, c.chosen_option, c.option_b,
-                   gm.display_name AS gift_author, g.kind AS gift_kind, a.reason AS adjustment_reason
+                   gm.display_name AS gift_author, g.kind AS gift_kind, a.reason AS adjustment_reason,
+                   d.subject_id IS NOT NULL AS departed, d.gift_kind AS departed_gift_kind
             FROM occasion_timeline t
             LEFT JOIN occasion_challenges c ON t.kind IN ('challenge', 'dare') AND c.id = t.subject_id AND c.occasion_id = t.occasion_id
             LEFT JOIN occasion_gifts g ON t.kind = 'gift' AND g.id = t.subject_id AND g.occasion_id = t.occasion_id
             LEFT JOIN occasion_members gm ON gm.occasion_id = g.occasion_id AND gm.user_id = g.author_id
             LEFT JOIN occasion_adjustments a ON t.kind = 'adjustment' AND a.id = t.subject_id AND a.occasion_id = t.occasion_id
+            LEFT JOIN occasion_departed_subjects d ON d.occasion_id = t.occasion_id AND d.kind = t.kind AND d.subject_id = t.subject_id
             WHERE t.occasion_id = \(occasionID)
             ORDER BY t.id
             """).map { row in
@@ -464,7 +469,8 @@ enum OccasionStore {
                 id: try row.get("id"), kind: try row.get("kind"), subjectID: try row.get("subject_id"), points: try row.get("points"), byHost: try row.get("by_host"),
                 at: try row.get("at"), challengeTitle: try row.get("challenge_title"), chosenOption: try row.get("chosen_option"),
                 optionB: try row.get("option_b"), giftAuthor: try row.get("gift_author"), giftKind: try row.get("gift_kind"),
-                adjustmentReason: try row.get("adjustment_reason"))
+                adjustmentReason: try row.get("adjustment_reason"), departed: try row.get("departed", as: Int64.self) != 0,
+                departedGiftKind: try row.get("departed_gift_kind"))
         }
     }
 
@@ -520,6 +526,13 @@ enum OccasionStore {
         let hosted: [Int64] = try tx.query("""
             SELECT occasion_id FROM occasion_members WHERE user_id = \(userID) AND role = 'host'
             """).map { try $0.get("occasion_id") }
+        // Timeline entries about what goes say it was a former member's (`FormerMember`).
+        try tx.execute("""
+            INSERT OR IGNORE INTO occasion_departed_subjects (occasion_id, kind, subject_id, gift_kind)
+            SELECT occasion_id, kind, id, NULL FROM occasion_challenges WHERE author_id = \(userID)
+            UNION ALL
+            SELECT occasion_id, 'gift', id, kind FROM occasion_gifts WHERE author_id = \(userID)
+            """)
         try tx.execute("DELETE FROM occasion_challenges WHERE author_id = \(userID)")
         try tx.execute("DELETE FROM occasion_gifts WHERE author_id = \(userID)")
         try tx.execute("DELETE FROM occasion_members WHERE user_id = \(userID)")

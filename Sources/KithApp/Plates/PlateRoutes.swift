@@ -51,12 +51,12 @@ enum PlateRoutes {
         }
         Endpoint(new) { context in
             _ = try context.requireUser()
-            return page(context, PlateNewPage.render(context: frame(context), form: FormState(), action: create.path()))
+            return page(context, PlateNewPage.render(context: frame(context), form: FormState(onceToken: context.onceToken()), action: create.path()))
         }
         Endpoint(create) { context in try createGame(context) }
         Endpoint(show) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let frame = frame(context, topics: [game.topic], flash: flash(context.request.query))
+            let frame = frame(context, topics: [game.topic])
             return page(context, PlateBoardPage.render(context: frame, model: try boardModel(context, game)))
         }
         Endpoint(boardFragment) { context in
@@ -69,7 +69,7 @@ enum PlateRoutes {
         }
         Endpoint(spotList) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let frame = frame(context, topics: [game.topic], flash: flash(context.request.query))
+            let frame = frame(context, topics: [game.topic])
             let items = try listItems(context, game)
             return page(
                 context,
@@ -140,13 +140,6 @@ enum PlateRoutes {
 
     static func page(_ context: RequestContext, _ html: HTML, status: HTTPStatus = .ok) -> Response {
         context.app.page(html, status: status)
-    }
-
-    static func flash(_ query: FormData) -> [Flash] {
-        if let code = query["spotted"], let shape = USMapData.shape(code: code) { return [Flash(.notice, "Spotted \(shape.name)!")] }
-        if let code = query["undone"], let shape = USMapData.shape(code: code) { return [Flash(.notice, "Took back your \(shape.name) spot.")] }
-        if query["saved"] != nil { return [Flash(.notice, "Saved.")] }
-        return []
     }
 
     static func dashboardSection(_ app: KithApp, user: User) throws -> HTML {
@@ -246,7 +239,7 @@ enum PlateRoutes {
     }
 
     static func playersPage(_ context: RequestContext, _ game: PlateGameScope, form: FormState, status: HTTPStatus = .ok) throws -> Response {
-        let frame = frame(context, flash: flash(context.request.query))
+        let frame = frame(context)
         let (list, code, spotCounts, undoNotice) = try context.app.database.read { db in
             (
                 try PlateStore.players(db, gameID: game.id), try context.app.invites.code(db, kind: inviteKind, targetID: game.id),
@@ -305,20 +298,23 @@ enum PlateRoutes {
 
     static func createGame(_ context: RequestContext) throws -> Response {
         let user = try context.requireUser()
-        let (settings, state) = validate(context.request.form)
+        let once = try context.onceForm()
+        var (settings, state) = validate(context.request.form)
         guard let settings else {
+            state.onceToken = context.onceToken()
             return page(
                 context, PlateNewPage.render(context: frame(context), form: state, action: create.path()), status: .unprocessableContent)
         }
         let app = context.app
         let now = app.now
-        let id = try app.database.write { tx in
-            let id = try PlateStore.create(tx, name: settings.name, mode: settings.mode, ruleset: settings.ruleset, hostID: user.id, now: now)
-            _ = try app.invites.issue(tx, kind: inviteKind, targetID: id, createdBy: user.id, now: now)
-            tx.afterCommit { publish(app, gameID: id, members: [user.id]) }
-            return id
-        }
-        return .redirect(to: show.path(id))
+        return .redirect(to: try app.database.write { tx in
+            try once.run(tx) {
+                let id = try PlateStore.create(tx, name: settings.name, mode: settings.mode, ruleset: settings.ruleset, hostID: user.id, now: now)
+                _ = try app.invites.issue(tx, kind: inviteKind, targetID: id, createdBy: user.id, now: now)
+                tx.afterCommit { publish(app, gameID: id, members: [user.id]) }
+                return show.path(id)
+            }
+        })
     }
 
     static func settingsPost(_ context: RequestContext) throws -> Response {
@@ -336,9 +332,10 @@ enum PlateRoutes {
             try PlateStore.update(tx, gameID: game.id, name: settings.name, ruleset: settings.ruleset)
             try PlateStore.setMode(tx, gameID: game.id, mode: settings.mode)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
+            try context.flash(tx, "Saved.")
             tx.afterCommit { publish(app, gameID: game.id, members: members) }
         }
-        return .redirect(to: players.path(game.id) + "?saved=1")
+        return .redirect(to: players.path(game.id))
     }
 
     /// The host's quick switch on the board: only the mode changes, never a spot.
@@ -377,11 +374,12 @@ enum PlateRoutes {
                     in: tx)
                 tx.afterCommit { publish(app, gameID: game.id, members: members) }
             }
+            try context.flash(tx, "Spotted \(region.name)!")
             return true
         }
         guard spotted else { throw HTTPError(.unprocessableContent, "Choose one of the states this game counts.") }
         let back = context.request.form["from"] == "list" ? spotList.path(game.id) : board
-        return .redirect(to: back + "?spotted=" + code)
+        return .redirect(to: back)
     }
 
     static func undoPost(_ context: RequestContext) throws -> Response {

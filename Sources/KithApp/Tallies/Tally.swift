@@ -32,6 +32,9 @@ public struct Tally: Scope, Sendable, Equatable {
     /// Nil when Kith itself changed it last (a scheduled reset) or that
     /// person's account is gone.
     public var updatedBy: Person?
+    /// The last change was made by someone whose account is gone (so "by a
+    /// former member", where a nil `updatedBy` alone would read "by Kith").
+    public var updatedByFormerMember: Bool = false
     public var role: TallyRole
     /// The version this viewer saw last; nil if they never opened it.
     public var seenVersion: Int64?

@@ -431,6 +431,7 @@ enum TallyRoutes {
 
     static func createPost(_ context: RequestContext) throws -> Response {
         let user = try context.requireUser()
+        let once = try context.onceForm()
         let form = context.request.form
         var state = FormState(values: [
             "name": form["name"] ?? "", "count": (form["count"] ?? "").trimmingCharacters(in: .whitespaces),
@@ -456,15 +457,16 @@ enum TallyRoutes {
         }
         let app = context.app
         let now = app.now
-        let id = try app.database.write { tx in
-            let draft = TallyStore.Draft(
-                name: name, count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
-                nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
-            let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
-            tx.afterCommit { TallyLive.publishListChanged(app, users: Set(shares.keys).union([user.id])) }
-            return id
-        }
-        return .redirect(to: show.path(id))
+        return .redirect(to: try app.database.write { tx in
+            try once.run(tx) {
+                let draft = TallyStore.Draft(
+                    name: name, count: count, fireworks: state.values["fireworks"] == "on", schedule: schedule,
+                    nextResetAt: schedule.nextReset(after: now, timeZone: user.timeZone), timeZone: user.timeZone, shares: shares)
+                let id = try TallyStore.create(tx, ownerID: user.id, draft: draft, now: now)
+                tx.afterCommit { TallyLive.publishListChanged(app, users: Set(shares.keys).union([user.id])) }
+                return show.path(id)
+            }
+        })
     }
 
     /// The tally's name as it will be stored, or the message for beside the field.
@@ -475,6 +477,8 @@ enum TallyRoutes {
     }
 
     static func newPage(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
+        var form = form
+        form.onceToken = context.onceToken()
         var page = context.pageContext()
         page.stylesheets = stylesheets
         let friends = try context.app.database.read { try FriendsFeature.friends(of: user.id, in: $0) }
@@ -558,7 +562,13 @@ enum TallyRoutes {
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
         var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
-        if let by = tally.updatedBy { updated += " by \(by.id == user.id ? "you" : by.displayName)" } else if tally.version > 1 { updated += " by Kith" }
+        if let by = tally.updatedBy {
+            updated += " by \(by.id == user.id ? "you" : by.displayName)"
+        } else if tally.updatedByFormerMember {
+            updated += " by \(FormerMember.phrase)"
+        } else if tally.version > 1 {
+            updated += " by Kith"
+        }
         return TallyPages.FullModel(
             item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
             schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(TimeText.local($0, zone: zone, withYear: true).human) (\(zone))." },

@@ -15,6 +15,7 @@ enum TallyStore {
     private static func select(viewerID: Int64) -> SQL {
         """
         SELECT t.id, t.name, t.count, t.fireworks, t.reset_schedule, t.next_reset_at, t.version, t.created_at, t.updated_at,
+            t.updated_by_former,
             o.id AS owner_id, o.display_name AS owner_name, o.username AS owner_username, o.avatar AS owner_avatar,
             o.avatar_colour AS owner_colour,
             u.id AS updater_id, u.display_name AS updater_name, u.username AS updater_username, u.avatar AS updater_avatar,
@@ -44,6 +45,7 @@ enum TallyStore {
                     id: id, displayName: try row.get("updater_name"), username: try row.get("updater_username"),
                     avatar: try row.get("updater_avatar"), avatarColour: try row.get("updater_colour"))
             },
+            updatedByFormerMember: try row.get("updated_by_former", as: Int64.self) != 0,
             role: try row.get("role"), seenVersion: try row.get("seen_version"), viewerID: viewerID)
     }
 
@@ -125,7 +127,7 @@ enum TallyStore {
         _ tx: Transaction, id: Int64, by userID: Int64?, now: Int64, _ assignment: SQL, extra: SQL = ""
     ) throws -> Bool {
         let rows = try tx.execute("""
-            UPDATE tallies SET \(assignment), version = version + 1, updated_at = \(now), updated_by = \(userID)
+            UPDATE tallies SET \(assignment), version = version + 1, updated_at = \(now), updated_by = \(userID), updated_by_former = 0
             WHERE id = \(id) \(extra)
             """)
         if rows > 0, let userID { try markSeen(tx, tallyID: id, userID: userID) }
@@ -207,7 +209,7 @@ enum TallyStore {
     /// One scheduled reset: count to 0, changed by Kith, and the next instant.
     static func applyReset(_ tx: Transaction, id: Int64, nextResetAt: Int64?, timeZone: String, now: Int64) throws {
         try tx.execute("""
-            UPDATE tallies SET count = 0, version = version + 1, updated_at = \(now), updated_by = NULL,
+            UPDATE tallies SET count = 0, version = version + 1, updated_at = \(now), updated_by = NULL, updated_by_former = 0,
                 next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
                 reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
             WHERE id = \(id)
@@ -269,7 +271,7 @@ enum TallyStore {
             deleted[id, default: []] += friend.map { [$0] } ?? []
         }
         try tx.execute("DELETE FROM tallies WHERE owner_id = \(userID)")
-        try tx.execute("UPDATE tallies SET updated_by = NULL WHERE updated_by = \(userID)")
+        try tx.execute("UPDATE tallies SET updated_by = NULL, updated_by_former = 1 WHERE updated_by = \(userID)")
         try tx.execute("DELETE FROM tally_shares WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_views WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_list_preferences WHERE user_id = \(userID)")
