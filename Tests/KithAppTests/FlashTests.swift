@@ -24,11 +24,6 @@ struct FlashTests {
         let ada = try Tallies.person(app, "ada", name: "Ada")
         let bob = try Tallies.person(app, "bob", name: "Bob")
         let game = try Plates.create(ada.session)
-        let spot = try { () throws -> Int64 in
-            #expect(try Plates.spot(ada.session, game, "OH").status == 303)
-            _ = try ada.session.get("/games/\(game)")
-            return try #require(try app.app.database.read { try $0.queryValue("SELECT max(id) FROM plate_spots", as: Int64.self) })
-        }()
         try Tallies.befriend(ada.session, "bob")
         _ = try Tallies.create(bob.session, name: "Coffee", shares: [(ada.id, "edit")])
         // Give Ada an inbox entry to mute.
@@ -38,7 +33,6 @@ struct FlashTests {
             Case(
                 name: "spot from the list", session: ada.session, page: "/games/\(game)/spot", action: "/games/\(game)/spots",
                 fields: [("state", "RI"), ("from", "list")], message: "Spotted Rhode Island!"),
-            Case(name: "undo", session: ada.session, page: "/games/\(game)", action: "/games/\(game)/spots/\(spot)/undo", fields: [], message: "Took back your Ohio spot."),
             Case(
                 name: "game settings", session: ada.session, page: "/games/\(game)/players", action: "/games/\(game)/settings",
                 fields: [("name", "Trip"), ("mode", "competitive")], message: "Saved."),
