@@ -8,27 +8,38 @@ import Testing
 
 /// A page with a note form of each kind, enhanced and plain, whose posts
 /// take a while: long enough for a second press to land while the first is
-/// on its way, as on a slow phone connection. Notes live in `settings`.
+/// on its way, as on a slow phone connection. Notes live in `settings`. The
+/// list is a live fragment, and its draft field is named after the number of
+/// notes, so a new note makes a field the next version does not have.
 enum NotePage {
     static let show = Route(.get, "/test/notes")
     static let add = Route(.post, "/test/notes")
     static let addPlain = Route(.post, "/test/notes/plain")
+    static let fragment = Route(.get, "/test/notes/fragment")
+    static let topic = "open:notes"
 
     static func register(on app: KithApp) {
+        app.liveTopics.register(kind: "open") { _, _ in true }
         app.on(show) { context in
+            let page = context.pageContext(topics: [topic])
             let main = section(notes: try notes(in: context.app), csrf: context.csrfToken)
-            return context.app.page(Layout.page(title: "Notes", context: context.pageContext(), main: main))
+            return context.app.page(Layout.page(title: "Notes", context: page, main: main))
+        }
+        app.on(fragment) { context in
+            context.app.page(section(notes: try notes(in: context.app), csrf: context.csrfToken))
         }
         for route in [add, addPlain] {
             app.on(route) { context in
                 usleep(400_000)
                 let note = context.request.form["note"] ?? ""
+                let hub = context.app.live
                 try context.app.database.write { tx in
                     try tx.execute(
                         """
                         INSERT INTO settings (key, value)
                         VALUES ('note:' || (SELECT count(*) FROM settings WHERE key LIKE 'note:%'), \(note))
                         """)
+                    tx.afterCommit { hub.publish(topic: topic, fragments: ["notes"]) }
                 }
                 return .redirect(to: show.path())
             }
@@ -38,7 +49,8 @@ enum NotePage {
     static func section(notes: [String], csrf: String) -> HTML {
         let items = notes.map { "<li>\($0)</li>" as HTML }
         return """
-            <section id="notes"><ul class="notes">\(items)</ul>
+            <section id="notes" data-fragment="\(fragment.path())"><ul class="notes">\(items)</ul>
+            <p><label for="draft-\(notes.count)">Draft</label><input id="draft-\(notes.count)" name="draft-\(notes.count)"></p>
             <form id="enhanced" method="post" action="\(add.path())" data-enhance data-target="notes">\(Layout.csrfField(csrf))
             <label for="note">Note</label><input id="note" name="note"><button type="submit">Add note</button></form>
             <form id="plain" method="post" action="\(addPlain.path())">\(Layout.csrfField(csrf))
@@ -288,6 +300,29 @@ struct EdgeBrowserTests {
             #expect(try browser.execute("return document.querySelector('#note').value;") as? String == "", "the saved form kept its old input")
             usleep(600_000)
             #expect(try NotePage.notes(in: app.app) == ["Buy oat milk"])
+            #expect(try BrowserTests.marker(browser) == 42)
+        }
+    }
+
+    @Test("an update that would drop a typed field waits behind \"Updated — show\", which applies it on request")
+    func heldUpdate() throws {
+        let app = try AppHarness(prepare: { NotePage.register(on: $0) })
+        let base = "http://127.0.0.1:\(app.port)"
+        let path = NotePage.show.path()
+        try Self.browse(base, path) { browser in
+            try browser.execute("document.querySelector('[name=draft-0]').value = 'Half a thought';")
+            let other = WebSession(port: app.port)
+            #expect(try other.post(NotePage.add.path(), [("note", "From elsewhere")], csrf: try other.token(from: path)).status == 303)
+            try waitUntil("the update waits") {
+                try browser.execute("return document.querySelector('.live-held')?.textContent ?? '';") as? String == "Updated — show"
+            }
+            #expect(try Self.bool(browser, "return document.querySelector('.live-held').getAttribute('role') === 'status';"))
+            #expect(try browser.execute("return document.querySelector('[name=draft-0]').value;") as? String == "Half a thought")
+            #expect(try !Self.text(browser).contains("From elsewhere"))
+
+            try browser.click(".live-held button")
+            try waitUntil("the update is shown") { try Self.text(browser).contains("From elsewhere") }
+            #expect(try Self.bool(browser, "return !document.querySelector('.live-held') && !!document.querySelector('[name=draft-1]');"))
             #expect(try BrowserTests.marker(browser) == 42)
         }
     }
