@@ -434,8 +434,9 @@ function dropFromList(element) {
 }
 
 // The page keeps what it showed, so nothing vanishes under the person, but
-// nothing on it can act any more: every form is disabled and the stream is
-// closed. One banner at the top of <main> says why and where to go.
+// nothing on it can act any more: its forms are disabled (and their submits
+// refused below) and the stream is closed. One banner at the top of <main>
+// says why and where to go.
 function endPage(reason) {
   const main = document.querySelector("main");
   if (!main || endedReason === "signed-out" || endedReason === reason) return;
@@ -447,7 +448,11 @@ function endPage(reason) {
   for (const form of main.querySelectorAll("form")) {
     if (form.method !== "post") continue;
     form.setAttribute("aria-disabled", "true");
-    for (const control of form.elements) control.disabled = true;
+    // Typed text stays selectable, so it can be copied before signing in again.
+    for (const control of form.elements) {
+      if (control.matches("textarea, input:not([type=hidden], [type=submit], [type=button], [type=reset], [type=image], [type=checkbox], [type=radio], [type=file])")) control.readOnly = true;
+      else control.disabled = true;
+    }
   }
   // Links drawn as buttons are actions ("Spotted a plate"); they would lead
   // to a 404 now. Plain links stay: they are part of what the page said.
