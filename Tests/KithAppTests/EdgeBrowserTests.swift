@@ -209,6 +209,29 @@ struct EdgeBrowserTests {
         }
     }
 
+    @Test("another script's kith:ended gone: the home list, about many things, notes it and stays usable; a tally's page, about one, ends")
+    func endedEventFromScripts() throws {
+        let app = try Tallies.harness()
+        let lin = try Tallies.person(app, "lin")
+        let tally = try Tallies.create(lin.session, name: "Push-ups")
+        let base = "http://127.0.0.1:\(app.port)"
+        let gone = "document.dispatchEvent(new CustomEvent('kith:ended', { detail: { reason: 'gone' } }));"
+        try Self.browse(base, "/", as: "lin") { browser in
+            #expect(try Self.pressable(browser) > 0)
+            try browser.execute(gone)
+            try waitUntil("the list notes it") { try Self.text(browser).contains("no longer shared with you") }
+            #expect(try Self.bool(browser, "return !document.querySelector('.ending');"), "a list page showed the page-wide banner")
+            #expect(try Self.bool(browser, "return document.querySelector('#flashes [role=status]') !== null;"))
+            #expect(try Self.pressable(browser) > 0, "the rest of the list stopped working")
+            #expect(try BrowserTests.marker(browser) == 42)
+
+            try browser.navigate(to: "\(base)/tallies/\(tally)")
+            try browser.execute(gone)
+            try waitUntil("the tally's page ends") { try Self.banner(browser).title == "Push-ups was deleted" }
+            #expect(try Self.pressable(browser) == 0)
+        }
+    }
+
     @Test("a removed player's open board says they are no longer in the game; its map and spot button do nothing")
     func removedPlayer() throws {
         let app = try Plates.harness()
