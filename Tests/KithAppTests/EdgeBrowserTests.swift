@@ -116,6 +116,13 @@ struct EdgeBrowserTests {
         try body(browser)
     }
 
+    /// Lin, signed up on her laptop, counting push-ups alone.
+    static func linsPushUps() throws -> (app: AppHarness, laptop: (session: WebSession, id: Int64), tally: Int64) {
+        let app = try Tallies.harness()
+        let laptop = try Tallies.person(app, "lin")
+        return (app, laptop, try Tallies.create(laptop.session, name: "Push-ups"))
+    }
+
     static func noHorizontalOverflow(_ browser: WebDriverSession) throws -> Bool {
         try Self.bool(browser, "return document.documentElement.scrollWidth <= window.innerWidth;")
     }
@@ -211,9 +218,7 @@ struct EdgeBrowserTests {
 
     @Test("another script's kith:ended gone: the home list, about many things, notes it and stays usable; a tally's page, about one, ends")
     func endedEventFromScripts() throws {
-        let app = try Tallies.harness()
-        let lin = try Tallies.person(app, "lin")
-        let tally = try Tallies.create(lin.session, name: "Push-ups")
+        let (app, _, tally) = try Self.linsPushUps()
         let base = "http://127.0.0.1:\(app.port)"
         let gone = "document.dispatchEvent(new CustomEvent('kith:ended', { detail: { reason: 'gone' } }));"
         try Self.browse(base, "/", as: "lin") { browser in
@@ -262,11 +267,8 @@ struct EdgeBrowserTests {
 
     @Test("signing out everywhere from another device: the open page says so, with a sign-in link back to it")
     func signedOutEverywhere() throws {
-        let app = try Tallies.harness()
-        let laptop = try Tallies.person(app, "lin")
-        let tally = try Tallies.create(laptop.session, name: "Push-ups")
+        let (app, laptop, tally) = try Self.linsPushUps()
         let base = "http://127.0.0.1:\(app.port)"
-
         try Self.browse(base, "/tallies/\(tally)", as: "lin") { phone in
             #expect(try Tallies.post(laptop.session, "/signout/everywhere").status == 303)
             try waitUntil("the page says so") { try Self.banner(phone).title == "You were signed out" }
