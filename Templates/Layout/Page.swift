@@ -85,6 +85,8 @@ public enum Layout {
     /// The document frame around every page: skip link, navigation with the
     /// user menu and the inbox count, flash messages, the page, and the live
     /// subscription the script reads (a `<meta>`, since no inline script runs).
+    /// `<main>` names sign-in and home for the script's "this page has ended"
+    /// banner, which has no other way to know those paths.
     public static func page(title: String, context: PageContext, main: HTML) -> HTML {
         let flashes = context.flash.map { flash -> HTML in
             let role = flash.kind == .error ? "alert" : "status"
@@ -122,7 +124,7 @@ public enum Layout {
             </nav>
             </header>
             \(guestPrompt(context))<div class="flashes" id="flashes">\(flashes)</div>
-            <main id="main" tabindex="-1">
+            <main id="main" tabindex="-1"\(attribute: "data-sign-in", context.links[.signInForm])\(attribute: "data-home", context.links[.home])>
             \(main)
             </main>
             <footer class="site-footer"><p>Kith — little rituals for your people.</p></footer>

@@ -112,7 +112,7 @@ public enum OccasionPage {
         return Layout.page(
             title: "\(title) · \(header.name)", context: context,
             main: """
-                <div class="container stack occasion">
+                <div class="container stack occasion"\(attribute: "data-ending-gone", "You're no longer in \(header.name)")>
                 <header class="occasion-header">
                 <p class="occasion-header__kind">\(header.kindLabel) · <time\(attribute: "datetime", header.isoDate)>\(header.date)</time></p>
                 <h1><a class="occasion-header__name"\(attribute: "href", header.paths.overview)>\(header.name)</a></h1>

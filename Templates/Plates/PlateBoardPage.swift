@@ -137,7 +137,7 @@ public enum PlateBoardPage {
         return Layout.page(
             title: model.name, context: context,
             main: """
-                <section class="container stack roadtrip plate-game">
+                <section class="container stack roadtrip plate-game"\(attribute: "data-ending-gone", "You're no longer in \(model.name)")>
                 <header class="plate-game__header">
                 <h1 class="road-sign plate-game__title">\(model.name)</h1>
                 <p class="plate-game__meta"><span class="badge badge--green">\(model.isCompetitive ? "Competitive" : "Collaborative")</span> \

@@ -57,7 +57,7 @@ public enum PlateSpotListPage {
         Layout.page(
             title: "Spotted a plate · \(gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip plate-page">
+                <section class="container container--narrow stack roadtrip plate-page"\(attribute: "data-ending-gone", "You're no longer in \(gameName)")>
                 <header class="page-header"><h1 class="road-sign">Spotted a plate</h1>
                 <p>Which state was it? <a\(attribute: "href", board)>Back to \(gameName)</a></p></header>
                 <div class="plate-filter field" data-plate-filter hidden>
@@ -145,7 +145,7 @@ public enum PlateStatePage {
         return Layout.page(
             title: "\(model.regionName) · \(model.gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip plate-page">
+                <section class="container container--narrow stack roadtrip plate-page"\(attribute: "data-ending-gone", "You're no longer in \(model.gameName)")>
                 <header class="page-header">
                 <p class="plate plate--large"><span class="plate__state">\(model.regionName)</span><span class="plate__code">\(model.regionCode)</span></p>
                 <h1>\(model.undoAction == nil ? "Spotted a plate from \(model.regionName)?" : "You spotted \(model.regionName)")</h1>
@@ -267,7 +267,7 @@ public enum PlatePlayersPage {
         return Layout.page(
             title: "Players · \(model.gameName)", context: context,
             main: """
-                <section class="container container--narrow stack roadtrip plate-page">
+                <section class="container container--narrow stack roadtrip plate-page"\(attribute: "data-ending-gone", "You're no longer in \(model.gameName)")>
                 <header class="page-header"><h1 class="road-sign">\(model.gameName)</h1>
                 <p><a\(attribute: "href", model.board)>Back to the board</a></p></header>
                 \(Confirm.undo(model.undo, csrf: context.csrfToken))
@@ -295,7 +295,7 @@ public enum PlateLeavePage {
         return Layout.page(
             title: "Leave \(gameName)", context: context,
             main: """
-                <section class="container container--narrow stack">
+                <section class="container container--narrow stack"\(attribute: "data-ending-gone", "You're no longer in \(gameName)")>
                 <header class="page-header"><h1>Leave \(gameName)?</h1><p>\(warning)</p></header>
                 <form method="post"\(attribute: "action", action) class="form-actions">\(Layout.csrfField(context.csrfToken))\
                 \(Button.danger("Leave the game"))<a\(attribute: "href", board)>Stay</a></form>

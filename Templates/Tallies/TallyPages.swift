@@ -314,7 +314,7 @@ public enum TallyPages {
         return Layout.page(
             title: item.name, context: context,
             main: """
-                <div class="container stack tally-full" data-tally-page="\(item.id)">
+                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "schedule", "share"]))

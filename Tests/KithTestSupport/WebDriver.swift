@@ -156,7 +156,7 @@ public final class WebDriverSession {
     static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
     @discardableResult
-    private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
+    func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any? {
         try driver.command(method, "/session/\(id)\(path)", body)
     }
 
