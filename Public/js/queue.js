@@ -188,6 +188,25 @@ export async function flush() {
 }
 
 /// Starts sending whenever the network may be back.
+// The server forgets an id after a week; an action older than this is
+// dropped rather than risk counting twice.
+const KEPT_MS = 6 * 24 * 60 * 60 * 1000;
+
+function prune() {
+  const cutoff = Date.now() - KEPT_MS;
+  const stale = read().filter((entry) => !(entry.at > cutoff));
+  if (stale.length) remove(stale.map((entry) => entry.id));
+  // Queues of sessions that ended on this browser without saying so.
+  try {
+    for (const key of Object.keys(localStorage)) {
+      if (!key.startsWith("kith.offline-queue.") || key === storageKey()) continue;
+      const entries = JSON.parse(localStorage.getItem(key) || "[]");
+      if (!Array.isArray(entries) || entries.every((entry) => !(entry.at > cutoff))) localStorage.removeItem(key);
+    }
+  } catch { /* unreadable storage: nothing to tidy */ }
+}
+prune(); // before any page script shows what is queued
+
 let started = false;
 export function start() {
   if (started) return;

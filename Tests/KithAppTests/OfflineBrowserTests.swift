@@ -120,6 +120,8 @@ struct OfflineBrowserTests {
         #expect(try Self.showsKith(browser), "the worker served the kept board, not the browser's error page")
         #expect(try Self.isOfflineCopy(browser))
         try waitUntil("Rhode Island still shows as waiting after the reload") { try Self.statePending(browser, "RI") }
+        try browser.execute("document.querySelector('a[data-state=\"RI\"]').scrollIntoView({ block: 'center' });")
+        try TallyBrowserTests.screenshot(stage.driver, browser, "offline-board")
 
         // The tally list, from the worker too: three taps, shown at once and marked waiting.
         try browser.navigate(to: base + "/")
@@ -133,6 +135,8 @@ struct OfflineBrowserTests {
         try waitUntil("the taps still wait after a reload") {
             try TallyBrowserTests.spoken(browser, tally) == "Coffee, 3, increment" && Self.pending(browser, tally) == "+3 waiting for network"
         }
+        try browser.execute("document.getElementById('tally-\(tally)').scrollIntoView({ block: 'center' });")
+        try TallyBrowserTests.screenshot(stage.driver, browser, "offline-tallies")
         #expect(try Self.queued(browser) == 4)
         #expect(try Tallies.count(app, tally) == 0, "nothing reached the server while offline")
         #expect(try Self.spots(app, game, ada.id) == 0)
@@ -194,6 +198,8 @@ struct OfflineBrowserTests {
             (try browser.execute("return document.querySelector('#plate-list button[value=\"ME\"]').hasAttribute('data-pending');") as? Bool) == true
         }
         #expect(try Self.spots(app, game, ada.id) == 0)
+        try browser.execute("document.querySelector('#plate-list button[value=\"ME\"]').scrollIntoView({ block: 'center' });")
+        try TallyBrowserTests.screenshot(stage.driver, browser, "offline-list")
         try browser.setOffline(false)
         try waitUntil("Maine arrives", timeout: 20) { try Self.spots(app, game, ada.id) == 1 }
         try waitUntil("the list shows Maine as the server drew it") {
