@@ -56,8 +56,10 @@ struct OfflineBrowserTests {
         (try browser.execute("return document.getElementById('main') !== null;") as? Bool) == true
     }
 
-    /// Ada, her tally and her game, and a browser signed in as her.
-    /// `beforeSignIn` prepares the browser before its first page.
+    /// Ada, her tally and her game, and a browser signed in as her. Without
+    /// `live`, pages open no live stream (which would hear of an ending
+    /// first and reload), so a tap is what meets the change; every page
+    /// records the `kith:ended` reasons it hears in `window.__ended`.
     final class Stage {
         let app: AppHarness
         let ada: (session: WebSession, id: Int64)
@@ -67,7 +69,7 @@ struct OfflineBrowserTests {
         let driver: WebDriver
         let browser: WebDriverSession
 
-        init(tally name: String, count: Int, beforeSignIn: (WebDriver, WebDriverSession) throws -> Void = { _, _ in }) throws {
+        init(tally name: String, count: Int, live: Bool = true) throws {
             app = try Tallies.harness(clock: Locked(Int64(time(nil))))
             ada = try Tallies.person(app, "ada", name: "Ada")
             tally = try Tallies.create(ada.session, name: name, count: count)
@@ -81,7 +83,10 @@ struct OfflineBrowserTests {
                 throw error
             }
             do {
-                try beforeSignIn(driver, browser)
+                let recorder = "window.__ended = []; document.addEventListener('kith:ended', (e) => window.__ended.push(e.detail.reason));"
+                _ = try driver.command(
+                    "POST", "/session/\(browser.id)/goog/cdp/execute",
+                    ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": (live ? "" : "delete window.EventSource; ") + recorder]])
                 try BrowserTests.signIn(browser, base: base, username: "ada")
             } catch {
                 close()
@@ -216,16 +221,9 @@ struct OfflineBrowserTests {
         "a tap after signing out everywhere rolls back and tells the page the session ended",
         .enabled(if: enabled, "needs chromium and chromedriver; `make test` installs them"))
     func tapAfterSignOutEverywhere() throws {
-        // The page's live stream would hear of the ending first and reload
-        // into the sign-in page; without it, the tap is what hears.
-        let stage = try Stage(tally: "Coffee", count: 4) { driver, browser in
-            _ = try driver.command(
-                "POST", "/session/\(browser.id)/goog/cdp/execute",
-                ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": "delete window.EventSource;"]])
-        }
+        let stage = try Stage(tally: "Coffee", count: 4, live: false)
         defer { stage.close() }
         let (app, ada, tally, browser) = (stage.app, stage.ada, stage.tally, stage.browser)
-        try browser.execute("window.__ended = []; document.addEventListener('kith:ended', (e) => window.__ended.push(e.detail.reason));")
 
         // From another device, Ada signs out everywhere.
         #expect(try ada.session.post("/signout/everywhere", [], csrf: try ada.session.token(from: "/")).status == 303)
@@ -239,5 +237,43 @@ struct OfflineBrowserTests {
         }
         #expect(try Self.queued(browser) == 0, "nothing is left to send for an ended session")
         #expect(try Tallies.count(app, tally) == 4)
+    }
+
+    @Test(
+        "a tap refused as view only rolls back and shakes; on a tally no longer shared it rolls back and says it is gone",
+        .enabled(if: enabled, "needs chromium and chromedriver; `make test` installs them"))
+    func refusedTapsRollBack() throws {
+        let stage = try Stage(tally: "Coffee", count: 0, live: false)
+        defer { stage.close() }
+        let (app, ada, browser) = (stage.app, stage.ada, stage.browser)
+        let bob = try Tallies.person(app, "bob", name: "Bob")
+        try Tallies.befriend(bob.session, "ada")
+        let laps = try Tallies.create(bob.session, name: "Laps", count: 7, shares: [(ada.id, "edit")])
+        try browser.navigate(to: stage.base + "/")
+        try waitUntil("Ada sees Bob's tally") { try TallyBrowserTests.spoken(browser, laps) == "Laps, 7, increment" }
+        // The shake lasts a moment: note that it happened.
+        try browser.execute("""
+            window.__shook = false;
+            new MutationObserver(() => { if (document.querySelector('#tally-\(laps) .tally-count.shake')) window.__shook = true; })
+                .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+            """)
+
+        // Bob makes it view only for Ada: her tap goes up, then back, with a shake and a word.
+        #expect(try Tallies.post(bob.session, "/tallies/\(laps)/sharing", [("share-\(ada.id)", "view")]).status == 303)
+        try browser.click("#tally-\(laps) .tally-count")
+        try waitUntil("the refused tap rolls back and says why") {
+            try TallyBrowserTests.spoken(browser, laps) == "Laps, 7, increment"
+                && (browser.execute("return [...document.querySelectorAll('[role=status]')].some((e) => e.textContent === 'This tally is view only.');") as? Bool) == true
+        }
+        #expect((try browser.execute("return window.__shook;") as? Bool) == true)
+        #expect((try browser.execute("return window.__ended.length;") as? Int) == 0, "view only is not an ending")
+
+        // Bob stops sharing it: the tap rolls back and the page hears the tally is gone.
+        #expect(try Tallies.post(bob.session, "/tallies/\(laps)/sharing", [("share-\(ada.id)", "none")]).status == 303)
+        try browser.click("#tally-\(laps) .tally-count")
+        try waitUntil("the page hears the tally is gone") { (try browser.execute("return window.__ended.join(',');") as? String) == "gone" }
+        try waitUntil("and the tap is rolled back") { try TallyBrowserTests.spoken(browser, laps) == "Laps, 7, increment" }
+        #expect(try Self.queued(browser) == 0)
+        #expect(try Tallies.count(app, laps) == 7)
     }
 }
