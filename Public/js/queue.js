@@ -88,12 +88,12 @@ export function handle(kind, callbacks) {
   handlers.set(kind, callbacks);
 }
 
-/// The queued entries of `kind`, oldest first.
+// The queued entries of `kind`, oldest first.
 export function entries(kind) {
   return read().filter((entry) => entry.kind === kind);
 }
 
-/// Queues the form's action and starts sending; the stored entry.
+// Queues the form's action and starts sending; the stored entry.
 export function add(kind, form, submitter, meta = {}) {
   const fields = [...new FormData(form, submitter)].filter(([name, value]) => name !== "_csrf" && typeof value === "string");
   const entry = { id: randomID(), kind, action: form.action, fields, meta, at: Date.now() };
@@ -102,7 +102,7 @@ export function add(kind, form, submitter, meta = {}) {
   return entry;
 }
 
-/// True when this page is the service worker's copy from an earlier visit.
+// True when this page is the service worker's copy from an earlier visit.
 export const isOfflineCopy = () => Boolean(document.querySelector("[data-offline-copy]"));
 // Taken once: a swapped-in answer replaces the note, not the page's age.
 const offlineCopy = isOfflineCopy();
@@ -132,7 +132,7 @@ function later() {
   }
 }
 
-/// Sends what is queued, oldest first, one at a time.
+// Sends what is queued, oldest first, one at a time.
 export async function flush() {
   if (flushing) return;
   flushing = true;
@@ -187,7 +187,6 @@ export async function flush() {
   if (offlineCopy && answered && !read().length) location.reload();
 }
 
-/// Starts sending whenever the network may be back.
 // The server forgets an id after a week; an action older than this is
 // dropped rather than risk counting twice.
 const KEPT_MS = 6 * 24 * 60 * 60 * 1000;
@@ -207,6 +206,7 @@ function prune() {
 }
 prune(); // before any page script shows what is queued
 
+// Starts sending whenever the network may be back.
 let started = false;
 export function start() {
   if (started) return;
@@ -256,7 +256,7 @@ export function announce(text) {
   setTimeout(() => { announcer.textContent = text; }, 50);
 }
 
-/// Tells the worker to drop every kept page (the session ended).
+// Tells the worker to drop every kept page (the session ended).
 export function forgetPages() {
   navigator.serviceWorker?.controller?.postMessage({ type: "kith-forget" });
 }

@@ -84,6 +84,15 @@ const pageKey = (address) => {
 };
 const tokenIn = (html) => (/name="_csrf" value="([^"]+)"/.exec(html) || [])[1] || "";
 
+// Whose copies these are, kept as a digest of the session's form token
+// rather than the token itself.
+async function sessionOf(html) {
+  const token = tokenIn(html);
+  if (!token) return "";
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 async function forgetPages() {
   await caches.delete(PAGES);
 }
@@ -91,7 +100,7 @@ async function forgetPages() {
 // Looks at a page the network gave: keeps it, or drops every copy when it
 // shows this browser belongs to another session now.
 async function remember(requested, response) {
-  const cache = await caches.open(PAGES);
+  let cache = await caches.open(PAGES);
   const kept = Boolean(await cache.match(pageKey(requested)));
   const type = response.headers.get("Content-Type") || "";
   // A kept page that now redirects (to sign in) or is no page at all.
@@ -100,17 +109,20 @@ async function remember(requested, response) {
     return;
   }
   const html = await response.text();
-  const token = tokenIn(html);
+  const session = await sessionOf(html);
   const owner = await cache.match(ownerKey()).then((found) => (found ? found.text() : ""));
-  if (token && owner && token !== owner) return forgetPages();
-  const keep = response.status === 200 && !response.redirected && token && html.includes("data-offline-queue");
+  if (session && owner && session !== owner) {
+    await forgetPages();
+    cache = await caches.open(PAGES);
+  }
+  const keep = response.status === 200 && !response.redirected && session && html.includes("data-offline-queue");
   if (!keep) {
     if (kept) await forgetPages();
     return;
   }
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");
-  await cache.put(ownerKey(), new Response(token));
+  await cache.put(ownerKey(), new Response(session));
   await cache.put(pageKey(requested), new Response(html, { status: 200, headers }));
 }
 

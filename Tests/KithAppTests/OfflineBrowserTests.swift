@@ -276,4 +276,32 @@ struct OfflineBrowserTests {
         #expect(try Self.queued(browser) == 0)
         #expect(try Tallies.count(app, laps) == 7)
     }
+
+    @Test(
+        "the kept pages go when their person signs out, and the next person's pages are kept apart",
+        .enabled(if: enabled, "needs chromium and chromedriver; `make test` installs them"))
+    func keptPagesEndWithTheSession() throws {
+        let stage = try Stage(tally: "Coffee", count: 0)
+        defer { stage.close() }
+        let (app, browser) = (stage.app, stage.browser)
+        let bob = try Tallies.person(app, "bob", name: "Bob")
+        _ = try Tallies.create(bob.session, name: "Push-ups", count: 0)
+        try Self.waitUntilKept(browser)
+        try browser.navigate(to: stage.base + "/games/\(stage.game)")
+        try Self.waitUntilKept(browser)
+        let kept = "return caches.open('kith-pages-v1').then((c) => c.keys()).then((keys) => keys.map((r) => new URL(r.url).pathname).sort().join(' '));"
+        #expect((try browser.execute(kept) as? String)?.contains("/games/\(stage.game)") == true)
+
+        // Ada signs out with the menu's form: nothing of hers is kept.
+        try browser.execute("document.querySelector('.user-menu form').submit();")
+        try waitUntil("Ada's copies are gone", timeout: 10) { (try browser.execute(kept) as? String) == "" }
+
+        // Bob signs in on the same browser: only his list is kept, never Ada's game.
+        try BrowserTests.signIn(browser, base: stage.base, username: "bob")
+        try Self.waitUntilKept(browser)
+        let now = try browser.execute(kept) as? String ?? ""
+        #expect(now.contains("/ ") || now.hasPrefix("/"), "Bob's list is kept: \(now)")
+        #expect(!now.contains("/games/"), "Ada's game is not: \(now)")
+        #expect(try TallyBrowserTests.spoken(browser, stage.tally) == nil, "Bob's page never shows Ada's tally")
+    }
 }
