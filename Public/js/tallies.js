@@ -148,13 +148,12 @@ queue.handle("tally", {
 document.addEventListener("submit", (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-increment") || !window.fetch) return;
-  event.preventDefault();
   const button = form.querySelector("button");
   const holder = form.closest("[data-tally]");
   const id = holder?.dataset.tally;
   if (!id || !button) return;
-  const entry = queue.add("tally", form, event.submitter || undefined, { tally: id });
-  if (!navigator.onLine) waiting.add(entry.id);
+  event.preventDefault();
+  queue.add("tally", form, event.submitter || undefined, { tally: id });
   showQueued(id);
   bounce(button);
   if (holder.hasAttribute("data-fireworks")) celebrate(button);
