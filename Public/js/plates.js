@@ -1,9 +1,13 @@
 // Plate games, enhanced. Without this file every state on the map is a link
 // to a confirm page and the by-name list is a plain form; with it a tap on
-// the map spots the state at once, and the list gets a filter box.
+// the map spots the state at once (and waits on this device when there is
+// no network), and the list gets a filter box.
 
-// A tap on a state you haven't spotted posts the spot through the page's
-// hidden form (app.js submits it without a reload and swaps the board in).
+import * as queue from "./queue.js";
+
+const motion = import("./motion.js").catch(() => null);
+
+// A tap on a state you haven't spotted submits the page's hidden form.
 // A state you have spotted still opens its page, where you can undo.
 document.addEventListener("click", (event) => {
   const link = event.target instanceof Element && event.target.closest(".usmap--playable a[data-state]");
@@ -11,6 +15,7 @@ document.addEventListener("click", (event) => {
   if (!link || !form || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   if (link.classList.contains("usmap__state--mine")) return;
   event.preventDefault();
+  if (link.hasAttribute("data-pending")) return; // already waiting to be sent
   form.elements.state.value = link.dataset.state;
   if (form.requestSubmit) form.requestSubmit();
   else form.submit();
@@ -80,3 +85,108 @@ localTimes();
 document.addEventListener("kith:swapped", (event) => {
   if (event.target instanceof Element && event.target.id === "plate-feed") localTimes();
 });
+
+// ---------------------------------------------------------------------------
+// Spots, queued
+//
+// The map's hidden form and the by-name list are marked `data-offline-queue`:
+// a spot is queued (queue.js) before it is sent, shown as waiting on the map
+// and in the list, and sent when the network returns; the server makes each
+// spot's id once. The answer is the board (or list) page, whose parts are
+// swapped in the way app.js swaps an enhanced form's.
+
+const { announce } = queue;
+
+const spotForm = () => document.querySelector("form[data-offline-queue]");
+const waiting = new Set();
+
+// The map's state and the list's button for each queued spot of this game
+// show it as waiting; everything else shows what the server drew.
+function showQueued() {
+  const form = spotForm();
+  const queued = form ? queue.entries("plate").filter((entry) => entry.action === form.action) : [];
+  const states = new Set(queued.map((entry) => entry.meta.state));
+  const targets = [
+    ...document.querySelectorAll(".usmap--playable a[data-state], #plate-list button[name=state]"),
+  ];
+  for (const element of targets) {
+    const code = element.dataset.state || element.value;
+    const pending = states.has(code);
+    if (pending && !element.hasAttribute("data-pending")) {
+      element.dataset.label = element.getAttribute("aria-label") || "";
+      element.setAttribute("data-pending", "");
+      const name = element.dataset.name || element.querySelector(".plate__state")?.textContent || code;
+      element.setAttribute("aria-label", `${name}, spotted, waiting to be sent`);
+    } else if (!pending && element.hasAttribute("data-pending")) {
+      element.removeAttribute("data-pending");
+      element.setAttribute("aria-label", element.dataset.label || "");
+      delete element.dataset.label;
+    }
+  }
+}
+
+// Swaps in the parts of the answer this page shows, as app.js does.
+async function swapFrom(html) {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const module = await motion;
+  for (const id of ["plate-board", "plate-list", "plate-feed", "flashes"]) {
+    const current = document.getElementById(id);
+    const fresh = doc.getElementById(id);
+    if (!current || !fresh) continue;
+    const focused = document.activeElement?.id;
+    const node = document.importNode(fresh, true);
+    current.replaceWith(node);
+    if (focused && node.querySelector(`#${CSS.escape(focused)}`)) document.getElementById(focused)?.focus({ preventScroll: true });
+    module?.scan?.(node);
+    node.dispatchEvent(new CustomEvent("kith:swapped", { bubbles: true }));
+  }
+}
+
+const stateName = (code) =>
+  document.querySelector(`[data-state="${CSS.escape(code)}"]`)?.dataset.name ||
+  document.querySelector(`#plate-list button[value="${CSS.escape(code)}"] .plate__state`)?.textContent ||
+  code;
+
+queue.handle("plate", {
+  async done(entry, response) {
+    waiting.delete(entry.id);
+    const type = response.headers.get("Content-Type") || "";
+    if (type.startsWith("text/html") && spotForm()?.action === entry.action) await swapFrom(await response.text());
+    showQueued();
+  },
+  refused(entry) {
+    waiting.delete(entry.id);
+    showQueued();
+    announce(`Not saved — ${stateName(entry.meta.state)} wasn't spotted. Try again.`);
+  },
+  ended(entry) {
+    waiting.delete(entry.id);
+    showQueued();
+  },
+  waiting(entries) {
+    const fresh = entries.filter((entry) => !waiting.has(entry.id));
+    for (const entry of entries) waiting.add(entry.id);
+    showQueued();
+    if (fresh.length) announce(`No network: ${stateName(fresh[0].meta.state)} is saved on this device and is sent when you're back online.`);
+  },
+});
+
+// Before app.js sees the submit (it would post the form itself).
+window.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-offline-queue") || !window.fetch) return;
+  const submitter = event.submitter || undefined;
+  const state = submitter?.name === "state" ? submitter.value : form.querySelector("input[name=state]")?.value;
+  if (!state) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  queue.add("plate", form, submitter, { state });
+  showQueued();
+}, true);
+
+document.addEventListener("kith:swapped", showQueued);
+
+for (const entry of queue.entries("plate")) waiting.add(entry.id);
+showQueued();
+queue.start();
+queue.registerWorker();

@@ -1,8 +1,11 @@
 // Tallies, enhanced. Without this file every count is a form that posts and
-// redirects back. With it: an increment shows at once and the row is swapped
-// for the server's, a view-only count shakes, fireworks go off (a sparkle
+// redirects back. With it: an increment shows at once (and waits on this
+// device when there is no network) and the row is swapped for the server's,
+// a view-only count shakes, fireworks go off (a sparkle
 // when motion is reduced), each tally wears this device's tint, and a list
 // sorted by "last updated" re-sorts only once nobody is touching it.
+
+import * as queue from "./queue.js";
 
 const motion = import("./motion.js").catch(() => null);
 const reduced = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -24,19 +27,9 @@ async function celebrate(element) {
 }
 
 // ---------------------------------------------------------------------------
-// Spoken feedback for what only shows (the view-only shake).
+// Spoken feedback for what only shows (the view-only shake): queue.js's.
 
-let announcer = null;
-function announce(text) {
-  if (!announcer) {
-    announcer = document.createElement("p");
-    announcer.className = "visually-hidden";
-    announcer.setAttribute("role", "status");
-    document.body.append(announcer);
-  }
-  announcer.textContent = "";
-  setTimeout(() => { announcer.textContent = text; }, 50);
-}
+const { announce } = queue;
 
 function shake(element) {
   element.classList.remove("shake");
@@ -47,22 +40,62 @@ function shake(element) {
 
 // ---------------------------------------------------------------------------
 // Increments
+//
+// A tap is queued (queue.js) before it is sent, so one made offline waits
+// on this device, survives a reload and is sent when the network returns;
+// the server counts each tap's id once. The count shows the server's number
+// plus the taps still queued, with "+3 waiting for network" while sending
+// fails. A refused tap rolls back: view only shakes, an ended session or a
+// tally that is gone tells the page (`kith:ended`), anything else says so.
 
 const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
-// Shows the new count before the server answers (Arabic digits only; the
-// other styles are drawn by the server and arrive with its answer).
-function bump(form, button) {
-  const count = Number(button.dataset.count) + 1;
+// Taps that could not be sent yet (not those merely in flight).
+const waiting = new Set();
+
+// Shows a count (Arabic digits only; the other styles are drawn by the
+// server and arrive with its answer) and says it in the button's label.
+function showCount(form, button, count) {
   button.dataset.count = String(count);
   const label = button.getAttribute("aria-label") || "";
   button.setAttribute("aria-label", label.replace(/, [\d,]+, increment$/, `, ${grouped(count)}, increment`));
   const digits = button.querySelector(".numeral--arabic");
   if (form.dataset.style === "arabic" && digits) digits.textContent = grouped(count);
+}
+
+function bounce(button) {
   button.classList.remove("is-bumped");
   void button.offsetWidth;
   button.classList.add("is-bumped");
 }
+
+// Every copy of a tally on the page (its row, its face) shows the server's
+// count plus its queued taps, marked while they wait for the network.
+function showQueued(id) {
+  if (!id) return;
+  const queued = queue.entries("tally").filter((entry) => entry.meta.tally === id);
+  const stuck = queued.filter((entry) => waiting.has(entry.id)).length;
+  for (const holder of document.querySelectorAll(`[data-tally="${CSS.escape(id)}"]`)) {
+    const form = holder.querySelector("form[data-increment]");
+    const button = form?.querySelector("button");
+    if (!button) continue;
+    if (button.dataset.server === undefined) button.dataset.server = button.dataset.count;
+    showCount(form, button, Number(button.dataset.server) + queued.length);
+    let mark = form.querySelector(".tally-pending");
+    if (!stuck) {
+      mark?.remove();
+      continue;
+    }
+    if (!mark) {
+      mark = document.createElement("span");
+      mark.className = "tally-pending";
+      form.append(mark);
+    }
+    mark.textContent = `+${stuck} waiting for network`;
+  }
+}
+
+const queuedTallies = () => new Set(queue.entries("tally").map((entry) => entry.meta.tally));
 
 // Replaces a row or face with the server's, unless a newer one is already shown.
 function replace(current, fresh) {
@@ -75,34 +108,55 @@ function replace(current, fresh) {
   if (hadFocus) node.querySelector(".tally-count")?.focus({ preventScroll: true });
 }
 
-document.addEventListener("submit", async (event) => {
+async function refusal(response) {
+  const type = response.headers.get("Content-Type") || "";
+  const text = type.startsWith("text/plain") ? (await response.text()).trim() : "";
+  return text && text.length < 200 ? text : "The server refused it.";
+}
+
+queue.handle("tally", {
+  async done(entry, response) {
+    waiting.delete(entry.id);
+    const text = await response.text();
+    const fresh = new DOMParser().parseFromString(text, "text/html").body.firstElementChild;
+    if (fresh) replace(document.getElementById(fresh.id), fresh);
+    showQueued(entry.meta.tally);
+  },
+  async refused(entry, response) {
+    waiting.delete(entry.id);
+    showQueued(entry.meta.tally);
+    const button = document.querySelector(`[data-tally="${CSS.escape(entry.meta.tally)}"] .tally-count`);
+    if (response.status === 403) {
+      if (button) shake(button);
+      announce("This tally is view only.");
+      return;
+    }
+    announce(`Not counted: ${await refusal(response)}`);
+  },
+  ended(entry) {
+    waiting.delete(entry.id);
+    showQueued(entry.meta.tally);
+  },
+  waiting(entries) {
+    const fresh = entries.some((entry) => !waiting.has(entry.id));
+    for (const entry of entries) waiting.add(entry.id);
+    for (const id of new Set(entries.map((entry) => entry.meta.tally))) showQueued(id);
+    if (fresh) announce("No network: your tap is saved on this device and counts when you're back online.");
+  },
+});
+
+document.addEventListener("submit", (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-increment") || !window.fetch) return;
-  event.preventDefault();
   const button = form.querySelector("button");
   const holder = form.closest("[data-tally]");
-  bump(form, button);
-  if (holder && holder.hasAttribute("data-fireworks")) celebrate(button);
-  let response;
-  try {
-    response = await fetch(form.action, {
-      method: "POST", body: new FormData(form), credentials: "same-origin", headers: { "X-Kith-Enhanced": "1" },
-    });
-  } catch {
-    form.submit(); // offline or a network error: let the browser try and say so
-    return;
-  }
-  if (response.status === 403) {
-    shake(button);
-    announce("This tally is view only.");
-    return;
-  }
-  if (!response.ok) {
-    window.location.reload(); // gone, or refused: show the truth
-    return;
-  }
-  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-  replace(holder && document.getElementById(holder.id), doc.body.firstElementChild);
+  const id = holder?.dataset.tally;
+  if (!id || !button) return;
+  event.preventDefault();
+  queue.add("tally", form, event.submitter || undefined, { tally: id });
+  showQueued(id);
+  bounce(button);
+  if (holder.hasAttribute("data-fireworks")) celebrate(button);
 });
 
 // A view-only count says so, gently.
@@ -205,8 +259,16 @@ document.addEventListener("kith:swapped", (event) => {
   if (!(element instanceof Element)) return;
   tint(element);
   arrivals(element);
+  // A live refresh draws the server's count: the queued taps go back on top.
+  for (const id of queuedTallies()) showQueued(id);
   reorderWhenIdle();
 });
 
 tint(document);
 arrivals(document);
+
+// Taps left from an earlier visit wait for the network until shown otherwise.
+for (const entry of queue.entries("tally")) waiting.add(entry.id);
+for (const id of queuedTallies()) showQueued(id);
+queue.start();
+queue.registerWorker();

@@ -149,7 +149,7 @@ public enum PlateBoardPage {
                 </header>
                 \(Confirm.undo(model.undo, csrf: context.csrfToken))
                 \(board(model: model, csrfToken: context.csrfToken))
-                <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance\(attribute: "data-target", FragmentID.plateBoard.rawValue) hidden>
+                <form id="plate-map-form" method="post"\(attribute: "action", model.paths.spot) data-enhance data-offline-queue\(attribute: "data-target", FragmentID.plateBoard.rawValue)\(attribute: "data-worker", context.links[.serviceWorker])\(attribute: "data-worker-scope", context.links[.home]) hidden>
                 \(Layout.csrfField(context.csrfToken))<input type="hidden" name="state" value="">
                 <input type="hidden" name="from" value="board">
                 </form>

@@ -89,7 +89,7 @@ public enum PlateSpotListPage {
                 """
         }
         return """
-            <form\(attribute: "id", FragmentID.plateList.rawValue) class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance\(attribute: "data-target", FragmentID.plateList.rawValue)>
+            <form\(attribute: "id", FragmentID.plateList.rawValue) class="plate-list" method="post"\(attribute: "action", action)\(attribute: "data-fragment", fragment) data-enhance data-offline-queue\(attribute: "data-target", FragmentID.plateList.rawValue)>
             \(Layout.csrfField(csrfToken))<input type="hidden" name="from" value="list">
             <ul class="plate-list__items">
             \(buttons.joined(separator: "\n"))

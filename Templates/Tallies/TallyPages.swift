@@ -67,6 +67,9 @@ public enum TallyPages {
     public struct Paths: Sendable {
         public var show, row, face, people: String
         public var increment, setCount, reset, rename, schedule, fireworks, sharing, mute, delete, leave: String
+        /// The service worker and its scope, which keep taps made offline
+        /// and the last list seen; registered by the page script.
+        public var worker = "", workerScope = ""
         public init(
             show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
             rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
@@ -180,7 +183,7 @@ public enum TallyPages {
                 """
         }
         return """
-            <form class="tally-count-form" method="post"\(attribute: "action", item.paths.increment) data-increment\(attribute: "data-style", item.style.rawValue)>
+            <form class="tally-count-form" method="post"\(attribute: "action", item.paths.increment) data-increment data-offline-queue\(attribute: "data-style", item.style.rawValue)\(attribute: "data-worker", item.paths.worker)\(attribute: "data-worker-scope", item.paths.workerScope)>
             \(Layout.csrfField(csrfToken))<input type="hidden" name="fragment"\(attribute: "value", fragment)><input type="hidden" name="return"\(attribute: "value", returnTo)>
             <button class="\(classes) tally-count" type="submit"\(attribute: "aria-label", item.spokenName) data-count="\(item.count)">\(numeral)</button>
             </form>

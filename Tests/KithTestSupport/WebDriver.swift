@@ -144,7 +144,7 @@ public final class WebDriver {
 /// One browser, driven through its session.
 public final class WebDriverSession {
     public let id: String
-    private let driver: WebDriver
+    let driver: WebDriver
     private var deleted = false
 
     init(driver: WebDriver, id: String) {

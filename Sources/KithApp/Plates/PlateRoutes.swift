@@ -362,8 +362,12 @@ enum PlateRoutes {
         let app = context.app
         let now = app.now
         let board = show.path(game.id)
+        let clientID = try ClientActions.id(in: context.request.form)
         let spotted = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> Bool in
             guard let region = try PlateStore.region(tx, code: code, ruleset: game.ruleset) else { return false }
+            // A spot sent again (an offline queue's retry) was made the first
+            // time; it is not made again, even if it was undone in between.
+            guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "plate.spot", now: now) else { return true }
             // Spotting twice is harmless: nothing new, nobody told again.
             if try PlateStore.spot(tx, gameID: game.id, userID: user.id, region: region.code, now: now) {
                 let members = try PlateStore.playerIDs(tx, gameID: game.id)

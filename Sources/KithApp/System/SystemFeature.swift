@@ -7,6 +7,7 @@ enum SystemFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("system")
         feature.endpoints = SystemRoutes.endpoints(app) + LiveRoutes.endpoints(app)
+        feature.tasks = [ClientActions.sweeper(app).backgroundTask]
         return feature
     }
 

@@ -41,10 +41,12 @@ enum TallyRoutes {
         friends: FriendsFeature.page.path(), addFriend: FriendsFeature.add.path())
 
     static func paths(_ id: Int64) -> TallyPages.Paths {
-        TallyPages.Paths(
+        var paths = TallyPages.Paths(
             show: show.path(id), row: row.path(id), face: face.path(id), people: people.path(id), increment: increment.path(id),
             setCount: setCount.path(id), reset: reset.path(id), rename: rename.path(id), schedule: schedule.path(id),
             fireworks: fireworks.path(id), sharing: sharing.path(id), mute: mute.path(id), delete: delete.path(id), leave: leave.path(id))
+        (paths.worker, paths.workerScope) = (PushRoutes.serviceWorker.path(), HomeRoutes.home.path())
+        return paths
     }
 
     static let changeKind = "tally.change"
@@ -95,7 +97,10 @@ enum TallyRoutes {
             return context.app.page(TallyPages.people(model, csrf: context.csrfToken))
         }
         Endpoint(increment) { context in
-            try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+            let clientID = try ClientActions.id(in: context.request.form)
+            return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                // A tap sent again (an offline queue's retry) counted the first time.
+                guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
                 guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
                     throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
                 }
