@@ -195,7 +195,7 @@ struct EdgeBrowserTests {
         try Self.browse(base, "/tallies/\(tally)", as: "bobby") { browser in
             #expect(try Self.pressable(browser) > 0)
 
-            #expect(try Tallies.post(ann.session, "/tallies/\(tally)/sharing", [("share-\(bob.id)", "none")]).status == 303)
+            #expect(try Tallies.confirm(ann.session, "/tallies/\(tally)/sharing", [("share-\(bob.id)", "none")]).status == 303)
             try waitUntil("the page explains") { try Self.banner(browser).title == "Coffees isn't shared with you any more" }
             #expect(try Self.banner(browser).placed)
             #expect(try BrowserTests.marker(browser) == 42, "the page reloaded into a 404")
@@ -247,7 +247,7 @@ struct EdgeBrowserTests {
         try Self.browse(base, "/games/\(game)", as: "mom") { browser in
             #expect(try Self.bool(browser, "return !!document.querySelector('main a.button:not([hidden])');"))
 
-            let removed = try dad.session.post(
+            let removed = try dad.session.postConfirming(
                 "/games/\(game)/players/\(mom.id)/remove", [], csrf: try dad.session.token(from: "/games/\(game)/players"))
             #expect(removed.status == 303)
             try waitUntil("the board explains") { try Self.banner(browser).title == "You're no longer in Summer Road Trip" }
