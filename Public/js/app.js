@@ -7,7 +7,9 @@
 // increment) carries `X-Kith-Enhanced: 1`. A handler that can answer such a
 // request with just the changed fragment may do so (`RequestContext.isEnhanced`);
 // any other answers as it would the browser, so the header never changes
-// what a request does, only how much comes back.
+// what a request does, only how much comes back. A live refresh says
+// `X-Kith-Enhanced: fragment`: it swaps in one region, never `#flashes`, so
+// the server leaves the session's messages for the page that will show them.
 document.documentElement.classList.add("js");
 
 // Celebrations are extra: loaded on the side, so that if they fail to load,
@@ -370,7 +372,7 @@ async function refreshFragment(element) {
   if (refreshing.has(element)) { refreshing.set(element, true); return; }
   refreshing.set(element, false);
   try {
-    const response = await fetch(url, { credentials: "same-origin", headers: { "X-Kith-Enhanced": "1" } });
+    const response = await fetch(url, { credentials: "same-origin", headers: { "X-Kith-Enhanced": "fragment" } });
     const reason = endingOf(response);
     if (reason) { ending(reason, element); return; }
     if (response.status === 404 || response.status === 410) {

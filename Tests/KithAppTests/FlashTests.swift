@@ -103,6 +103,18 @@ struct FlashTests {
         #expect(try ada.session.get("/games/\(game)").text.contains("Spotted Virginia!"))
     }
 
+    @Test("A live refresh of a whole page (an occasion's region refetches its own URL) leaves the message for the post's own fetch")
+    func pageRefreshLeavesIt() throws {
+        let app = try Tallies.harness()
+        let ada = try Tallies.person(app, "ada")
+        let game = try Plates.create(ada.session)
+        #expect(try Plates.spot(ada.session, game, "VA").status == 303)
+        // The spot's invalidation can reach the open page before the post's redirect is followed.
+        let refresh = try ada.session.get("/games/\(game)", headers: ["X-Kith-Enhanced": "fragment"])
+        #expect(refresh.status == 200 && !refresh.text.contains("Spotted Virginia!"))
+        #expect(try ada.session.get("/games/\(game)", headers: ["X-Kith-Enhanced": "1"]).text.contains("Spotted Virginia!"))
+    }
+
     @Test("The page script's fetch shows the message and keeps it a moment for the navigation that may follow; then it is gone")
     func scriptThenNavigation() throws {
         let clock = Locked(Tallies.start)

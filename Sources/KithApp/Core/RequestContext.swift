@@ -53,6 +53,10 @@ public struct RequestContext: Sendable {
     /// answer with only what changed instead of redirecting.
     public var isEnhanced: Bool { request.headers[Self.enhancedHeader] != nil }
 
+    /// A live refresh of one region (`X-Kith-Enhanced: fragment`): it shows
+    /// no messages, so it must not take the session's.
+    var isFragmentRefresh: Bool { request.headers[Self.enhancedHeader] == "fragment" }
+
     /// Whose streams count together against the per-viewer cap.
     public var viewerKey: String? { user.map { Self.viewerKey(for: $0.id) } }
 

@@ -80,7 +80,7 @@ extension RequestContext {
 
     /// The messages waiting for this session, taken: shown once, then gone.
     func takeFlashes() -> [Flash] {
-        guard let session, !request.route.runsInline else { return [] }
+        guard let session, !request.route.runsInline, !isFragmentRefresh else { return [] }
         do {
             return try SessionFlash.take(
                 app.database, sessionID: session.id, page: String(request.head.target.prefix(2000)), byScript: isEnhanced, now: app.now)
