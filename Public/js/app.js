@@ -567,6 +567,14 @@ window.addEventListener("submit", (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || event.defaultPrevented || form.hasAttribute("data-offline-queue")) return;
   if (form.method !== "post" || (form.target && form.target !== "_self")) return;
+  if (navigator.onLine === false) {
+    // Posted now, the browser would leave for its own error page and what
+    // was typed would be lost: stay, and say so.
+    event.preventDefault();
+    const submitter = event.submitter && event.submitter.form === form ? event.submitter : undefined;
+    showNotSaved(form, null, submitter, "you're offline.", () => form.requestSubmit(submitter));
+    return;
+  }
   markBusy(form, event.submitter);
   setTimeout(() => { if (busy.has(form) && !busy.get(form).print) clearBusy(form); }, 15000);
 });
@@ -595,15 +603,12 @@ function clearNotSaved(form) {
   notSaved.delete(form);
 }
 
-function showNotSaved(form, target, body, submitter, detail) {
+function showNotSaved(form, target, submitter, detail, retry) {
   clearNotSaved(form);
   const message = `Not saved — ${detail ? `${detail} ` : ""}`;
   const line = lineWithButton("not-saved", "alert", message, "Retry", "button button--small button--secondary", () => {
     clearNotSaved(form);
-    // What is in the form now is what the person means to save; a hidden
-    // form (the map's) keeps what was tapped.
-    const again = form.hidden || !form.isConnected ? body : new FormData(form, submitter && submitter.form === form ? submitter : undefined);
-    sendEnhanced(form, again, submitter);
+    retry();
   });
   notSaved.set(form, line);
   const button = submitter && submitter.form === form && submitter.isConnected ? submitter : form.querySelector("button[type=submit], button:not([type]), input[type=submit]");
@@ -666,9 +671,13 @@ async function sendEnhanced(form, body, submitter) {
     result = { outcome: "shown" }; // the answer arrived; showing it failed, and the page still stands
   }
   clearBusy(form);
+  // What is in the form now is what the person means to save; a hidden
+  // form (the map's) keeps what was tapped.
+  const retry = () => sendEnhanced(
+    form, form.hidden || !form.isConnected ? body : new FormData(form, submitter && submitter.form === form ? submitter : undefined), submitter);
   if (result.outcome === "unenhanced") form.submit();
-  else if (result.outcome === "unsent") showNotSaved(form, result.target, body, submitter, "");
-  else if (result.outcome === "refused") showNotSaved(form, result.target, body, submitter, result.detail);
+  else if (result.outcome === "unsent") showNotSaved(form, result.target, submitter, "", retry);
+  else if (result.outcome === "refused") showNotSaved(form, result.target, submitter, result.detail, retry);
   const next = queued.get(form)?.shift();
   if (!next) return;
   // What waited behind a failed submission would fail the same way.

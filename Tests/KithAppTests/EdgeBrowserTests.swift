@@ -329,6 +329,29 @@ struct EdgeBrowserTests {
         }
     }
 
+    @Test("a plain form sent with no signal stays on the page with what was typed and says Not saved; back online, Retry posts it")
+    func offlinePlainSubmit() throws {
+        let app = try AppHarness(prepare: { NotePage.register(on: $0) })
+        let base = "http://127.0.0.1:\(app.port)"
+        try Self.browse(base, NotePage.show.path()) { browser in
+            try browser.execute("document.querySelector('#plain-note').value = 'Call the vet';")
+            try browser.setOffline(true)
+            defer { try? browser.setOffline(false) }
+            try browser.click("#plain button[type=submit]")
+            try waitUntil("the form says it was not saved") {
+                try browser.execute("return document.querySelector('#plain .not-saved')?.textContent ?? '';") as? String
+                    == "Not saved — you're offline. Retry"
+            }
+            #expect(try BrowserTests.marker(browser) == 42, "the browser showed its own error page")
+            #expect(try browser.execute("return document.querySelector('#plain-note').value;") as? String == "Call the vet")
+            #expect(try NotePage.notes(in: app.app).isEmpty)
+
+            try browser.setOffline(false)
+            try browser.click("#plain .not-saved button")
+            try waitUntil("the note is saved") { try NotePage.notes(in: app.app) == ["Call the vet"] }
+        }
+    }
+
     @Test("an update that would drop a typed field waits behind \"Updated — show\", which applies it on request")
     func heldUpdate() throws {
         let app = try AppHarness(prepare: { NotePage.register(on: $0) })
