@@ -285,24 +285,6 @@ public enum PlatePlayersPage {
     }
 }
 
-/// `/games/7/leave`: a confirmation, because your spots go with you.
-public enum PlateLeavePage {
-    public static func render(context: PageContext, gameName: String, action: String, board: String, lastPlayer: Bool) -> HTML {
-        let warning =
-            lastPlayer
-            ? "You're the last player: the game and all its spots will be deleted."
-            : "Your spots in this game go with you. You can join again with the code, but you'd start from zero."
-        return Layout.page(
-            title: "Leave \(gameName)", context: context,
-            main: """
-                <section class="container container--narrow stack"\(attribute: "data-ending-gone", "You're no longer in \(gameName)")>
-                <header class="page-header"><h1>Leave \(gameName)?</h1><p>\(warning)</p></header>
-                <form method="post"\(attribute: "action", action) class="form-actions">\(Layout.csrfField(context.csrfToken))\
-                \(Button.danger("Leave the game"))<a\(attribute: "href", board)>Stay</a></form>
-                </section>
-                """)
-    }
-}
 
 /// The plate games section of the dashboard, a live fragment.
 public enum PlateDashboardSection {

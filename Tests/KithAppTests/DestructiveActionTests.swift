@@ -351,6 +351,17 @@ private func escaped(_ text: String) -> String {
         #expect(try stranger.session.post("/games/\(game)/restore/1", [], csrf: token).status == 404)
     }
 
+    @Test func leavingAGameAsksEvenWhenThePostSkippedItsPage() throws {
+        let app = try Plates.harness()
+        let (_, game, mom) = try Plates.family(app)
+        let asked = try mom.session.post("/games/\(game)/leave", [], csrf: try mom.session.token(from: "/games/\(game)"))
+        #expect(asked.status == 200)
+        #expect(asked.text.contains("Your spots in this game go with you."))
+        #expect(try mom.session.get("/games/\(game)").status == 200, "still in the game")
+        #expect(try mom.session.postConfirming("/games/\(game)/leave", [], csrf: try mom.session.token(from: "/games/\(game)")).status == 303)
+        #expect(try mom.session.get("/games/\(game)").status == 404)
+    }
+
     // MARK: Occasions
 
     @Test func hostActionsAskWithRealNumbersAndChangeNothingUntilConfirmed() throws {

@@ -158,14 +158,14 @@ struct PlateGameTests {
         // The host leaves: the longest-standing other player hosts now.
         let confirm = try dad.session.get("/games/\(game)/leave")
         #expect(confirm.text.contains("Your spots in this game go with you."))
-        #expect(try dad.session.post("/games/\(game)/leave", [], csrf: try dad.session.token(from: "/games/\(game)/leave")).status == 303)
+        #expect(try dad.session.postConfirming("/games/\(game)/leave", [], csrf: try dad.session.token(from: "/games/\(game)/leave")).status == 303)
         #expect(try countRows(app, "SELECT count(*) FROM plate_players WHERE game_id = \(game) AND user_id = \(kid.id) AND role = 'host'") == 1)
         #expect(try kid.session.get("/games/\(game)").text.contains("Switch to competitive"), "the new host has the host's controls")
 
         // The last player leaves: the game and its code are gone.
         let code = try Plates.code(app, game)
         #expect(try kid.session.get("/games/\(game)/leave").text.contains("You&#39;re the last player"))
-        #expect(try kid.session.post("/games/\(game)/leave", [], csrf: try kid.session.token(from: "/games/\(game)/leave")).status == 303)
+        #expect(try kid.session.postConfirming("/games/\(game)/leave", [], csrf: try kid.session.token(from: "/games/\(game)/leave")).status == 303)
         #expect(try countRows(app, "SELECT count(*) FROM plate_games WHERE id = \(game)") == 0)
         #expect(try countRows(app, "SELECT count(*) FROM plate_spots WHERE game_id = \(game)") == 0)
         #expect(try WebSession(port: app.port).get("/join/\(code)").status == 404)

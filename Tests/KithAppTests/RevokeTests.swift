@@ -33,7 +33,7 @@ struct RevokeTests {
         let (dad, game, mom) = try Plates.family(app)
         let momStream = try Tallies.stream(app, mom.session, topics: "game:\(game)")
         let dadStream = try Tallies.stream(app, dad.session, topics: "game:\(game)")
-        let left = try mom.session.post("/games/\(game)/leave", [], csrf: try mom.session.token(from: "/games/\(game)/leave"))
+        let left = try mom.session.postConfirming("/games/\(game)/leave", [], csrf: try mom.session.token(from: "/games/\(game)/leave"))
         #expect(left.status == 303)
         try expectRevoked(momStream, app, mom.session, topic: "game:\(game)")
         #expect(try dadStream.read(until: "event: invalidate", timeout: 5).contains("invalidate"))

@@ -111,13 +111,13 @@ enum PlateRoutes {
         Endpoint(restore) { context in try restorePost(context) }
         Endpoint(leaveForm) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let count = try context.app.database.read { try PlateStore.playerIDs($0, gameID: game.id).count }
+            let confirmation = try leaveConfirmation(context.app, game: game)
             return page(
-                context,
-                PlateLeavePage.render(
-                    context: frame(context), gameName: game.name, action: leave.path(game.id), board: show.path(game.id), lastPlayer: count == 1))
+                context, Confirm.page(context: frame(context), confirmation, action: leave.path(game.id), fields: [], cancel: show.path(game.id)))
         }
         Endpoint(leave) { context in
+            let game = try context.load(PlateGameScope.self, parameter: "game")
+            if let page = context.unconfirmed(try leaveConfirmation(context.app, game: game), cancel: show.path(game.id)) { return page }
             _ = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
                 try removePlayer(tx, context.app, game: game.id, userID: game.userID)
             }
@@ -453,6 +453,18 @@ enum PlateRoutes {
                 ? "\(regionName) comes off the board."
                 : "Only your spot goes: \(others == 1 ? "1 other player" : "\(others) other players") spotted \(regionName) too.",
             button: "Take back spot")
+    }
+
+    /// Leaving has its own page (the board links to it), and a post that
+    /// skipped it is asked the same question.
+    static func leaveConfirmation(_ app: KithApp, game: PlateGameScope) throws -> Confirmation {
+        let players = try app.database.read { try PlateStore.playerIDs($0, gameID: game.id).count }
+        return Confirmation(
+            "Leave \(game.name)?",
+            players == 1
+                ? "You're the last player: the game and all its spots will be deleted."
+                : "Your spots in this game go with you. You can join again with the code, but you'd start from zero.",
+            button: "Leave the game")
     }
 
     static func removeConfirmation(_ name: String, spots: Int) -> Confirmation {
