@@ -115,7 +115,7 @@ enum TallyRoutes {
             return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
                 var snapshot = RowSnapshot()
                 try snapshot.capture(tx, "tallies", where: "id = \(tally.id)")
-                try TallyStore.setCount(tx, id: tally.id, to: 0, by: user.id, now: now)
+                try TallyStore.setCount(tx, id: tally.id, to: 0, by: user.id, now: now, kind: .reset)
                 try UndoJournal.record(
                     tx, userID: user.id, kind: resetKind, targetID: tally.id, message: "\(tally.name) reset to 0.", snapshot: snapshot, now: now)
                 return "reset to 0"

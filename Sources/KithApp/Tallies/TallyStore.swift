@@ -97,11 +97,36 @@ enum TallyStore {
     /// count; refuses (0 rows) past the maximum.
     @discardableResult
     static func increment(_ tx: Transaction, id: Int64, by userID: Int64, now: Int64) throws -> Bool {
-        try changed(tx, id: id, by: userID, now: now, "count = count + 1", extra: "AND count < \(maximumCount)")
+        let before = try currentCount(tx, id: id)
+        guard try changed(tx, id: id, by: userID, now: now, "count = count + 1", extra: "AND count < \(maximumCount)") else { return false }
+        try recordHistory(tx, id: id, kind: .increment, before: before, by: userID, now: now)
+        return true
     }
 
-    static func setCount(_ tx: Transaction, id: Int64, to count: Int64, by userID: Int64?, now: Int64) throws {
-        try changed(tx, id: id, by: userID, now: now, "count = \(count)")
+    /// A count typed in, or a reset by a person (`kind: .reset`).
+    static func setCount(_ tx: Transaction, id: Int64, to count: Int64, by userID: Int64?, now: Int64, kind: HistoryKind = .set) throws {
+        let before = try currentCount(tx, id: id)
+        guard try changed(tx, id: id, by: userID, now: now, "count = \(count)") else { return }
+        try recordHistory(tx, id: id, kind: kind, before: before, by: userID, now: now)
+    }
+
+    /// What a change to the count was, as `tally_history.kind` stores it.
+    enum HistoryKind: String, Sendable, DatabaseValueConvertible {
+        case increment, decrement, set, reset, undo
+    }
+
+    private static func currentCount(_ tx: Transaction, id: Int64) throws -> Int64? {
+        try tx.queryValue("SELECT count FROM tallies WHERE id = \(id)", as: Int64.self)
+    }
+
+    /// One history row for the change just made, read back from the tally
+    /// in the same transaction, so concurrent taps each get their own row
+    /// with the value they produced.
+    static func recordHistory(_ tx: Transaction, id: Int64, kind: HistoryKind, before: Int64?, by userID: Int64?, now: Int64) throws {
+        try tx.execute("""
+            INSERT INTO tally_history (tally_id, at, user_id, kind, delta, value_after, version)
+            SELECT id, \(now), \(userID), \(kind), count - \(before ?? 0), count, version FROM tallies WHERE id = \(id)
+            """)
     }
 
     static func rename(_ tx: Transaction, id: Int64, to name: String, by userID: Int64, now: Int64) throws {
@@ -208,12 +233,14 @@ enum TallyStore {
 
     /// One scheduled reset: count to 0, changed by Kith, and the next instant.
     static func applyReset(_ tx: Transaction, id: Int64, nextResetAt: Int64?, timeZone: String, now: Int64) throws {
+        let before = try currentCount(tx, id: id)
         try tx.execute("""
             UPDATE tallies SET count = 0, version = version + 1, updated_at = \(now), updated_by = NULL, updated_by_former = 0,
                 next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
                 reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
             WHERE id = \(id)
             """)
+        try recordHistory(tx, id: id, kind: .reset, before: before, by: nil, now: now)
     }
 
     /// The next reset computed again in the owner's new zone; the count stays.
@@ -272,6 +299,7 @@ enum TallyStore {
         }
         try tx.execute("DELETE FROM tallies WHERE owner_id = \(userID)")
         try tx.execute("UPDATE tallies SET updated_by = NULL, updated_by_former = 1 WHERE updated_by = \(userID)")
+        try tx.execute("UPDATE tally_history SET user_id = NULL, by_former = 1 WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_shares WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_views WHERE user_id = \(userID)")
         try tx.execute("DELETE FROM tally_list_preferences WHERE user_id = \(userID)")
