@@ -57,6 +57,8 @@ public enum TallyPages {
         }
 
         public var paths: Paths
+        /// The goal and how it stands, when the tally has one.
+        public var goal: Goal?
         /// What a screen reader says for the count control: "Coffee, 12, increment".
         var spokenName: String {
             "\(name), \(Numerals.arabic(count)), \(canChangeCount ? "increment" : "view only")"
@@ -70,6 +72,8 @@ public enum TallyPages {
         /// The service worker and its scope, which keep taps made offline
         /// and the last list seen; registered by the page script.
         public var worker = "", workerScope = ""
+        /// Where the owner sets the goal.
+        public var goal = ""
         public init(
             show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
             rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
@@ -159,6 +163,7 @@ public enum TallyPages {
             <div class="tally-row__main">
             <a class="tally-row__name"\(attribute: "href", item.paths.show)>\(item.name)</a>
             \(flash(item.flashBy))
+            \(goalBar(item.goal))
             </div>
             \(lock)
             \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: returnTo, classes: "tally-row__count"))
@@ -262,7 +267,7 @@ public enum TallyPages {
             <section class="tally-face stack"\(attribute: "id", FragmentID.tallyFace(item.id).rawValue)\(attribute: "data-fragment", item.paths.face) data-tally="\(item.id)" \
             data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL }) aria-labelledby="tally-title">
             <h1 class="tally-face__name" id="tally-title">\(item.name)</h1>
-            \(countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.paths.show, classes: "tally-face__count"))
+            \(goalRing(item.goal, around: countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.paths.show, classes: "tally-face__count")))
             \(lock)
             <p class="tally-face__updated muted">\(flash(item.flashBy)) \(model.updated)</p>
             </section>
@@ -292,6 +297,7 @@ public enum TallyPages {
                 \(Confirm.button("Reset to 0 now", action: item.paths.reset, csrf: csrf, model.confirm[0], formClass: "tally-reset"))
                 """))
         }
+        if model.canManage { sections.append(goalCard(model, csrf: csrf)) }
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
         sections.append(card(title: "Colour", colour(item)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
@@ -320,7 +326,7 @@ public enum TallyPages {
                 <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(Confirm.undo(model.undo, csrf: csrf))
-                \(model.form.summary(order: ["name", "count", "schedule", "share"]))
+                \(model.form.summary(order: ["name", "count", "goal_target", "goal_period", "schedule", "share"]))
                 \(face(model, csrfToken: csrf))
                 <div class="grid tally-settings">
                 \(sections)

@@ -46,6 +46,7 @@ enum TallyRoutes {
             setCount: setCount.path(id), reset: reset.path(id), rename: rename.path(id), schedule: schedule.path(id),
             fireworks: fireworks.path(id), sharing: sharing.path(id), mute: mute.path(id), delete: delete.path(id), leave: leave.path(id))
         (paths.worker, paths.workerScope) = (PushRoutes.serviceWorker.path(), HomeRoutes.home.path())
+        paths.goal = goal.path(id)
         return paths
     }
 
@@ -54,7 +55,7 @@ enum TallyRoutes {
     static let resetKind = "tally.reset"
     static let deleteKind = "tally.delete"
     static let stylesheets = ["css/tallies.css"]
-    static let scripts = ["js/tallies.js"]
+    static let scripts = ["js/tallies.js", "js/tally-goals.js"]
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(new) { context in
@@ -145,6 +146,7 @@ enum TallyRoutes {
             }
         }
         Endpoint(sharing) { context in try sharingPost(context) }
+        Endpoint(goal) { context in try goalPost(context) }
         Endpoint(mute) { context in
             let user = try context.requireUser()
             let tally = try context.load(Tally.self, parameter: "tally")
@@ -590,11 +592,13 @@ enum TallyRoutes {
     // MARK: Template models
 
     static func item(_ tally: Tally, for user: User, app: KithApp) -> TallyPages.Item {
-        TallyPages.Item(
+        var item = TallyPages.Item(
             id: tally.id, name: tally.name, count: tally.count, style: Numerals.Style(rawValue: user.numberStyle.rawValue) ?? .arabic,
             owner: person(tally.owner, app: app), isOwner: tally.role == .owner, canChangeCount: tally.role.canChangeCount,
             flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, seenURL: seenChanges.path(), fireworks: tally.fireworks,
             createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version, paths: paths(tally.id))
+        item.goal = goalView(tally, app: app)
+        return item
     }
 
     static func person(_ person: Tally.Person, app: KithApp) -> TallyPages.Person {
