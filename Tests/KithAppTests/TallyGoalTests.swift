@@ -1,3 +1,4 @@
+import Foundation
 @testable import KithApp
 import KithStorage
 import KithTestSupport
@@ -256,5 +257,41 @@ struct TallyGoalTests {
         #expect(response.text.contains(message))
         #expect(response.text.contains("value=\"\(target)\""), "what was typed comes back")
         #expect(try Self.storedGoal(app, tally) == TallyGoal(target: 8, period: .day))
+    }
+
+    @Test("a deleted tally put back by undo keeps its goal")
+    func undoKeepsGoal() throws {
+        let app = try Tallies.harness()
+        let ann = try Tallies.person(app, "annie")
+        let tally = try Tallies.create(ann.session)
+        #expect(try Self.setGoal(ann.session, tally, target: "4", period: "week").status == 303)
+        #expect(try Tallies.confirm(ann.session, "/tallies/\(tally)/delete").status == 303)
+        #expect(try Self.storedGoal(app, tally) == nil)
+        let undo = try DestructiveActionTests.undoAction(in: try ann.session.get("/"))
+        #expect(try Tallies.post(ann.session, undo).status == 303)
+        #expect(try Self.storedGoal(app, tally) == TallyGoal(target: 4, period: .week))
+    }
+
+    @Test(
+        "pages with a goal pass the Nu HTML checker: owner and friend, met and not, the home row, and the form with its errors",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker"))
+    func pagesValidate() throws {
+        let app = try Tallies.harness()
+        let ann = try Tallies.person(app, "annie")
+        let bob = try Tallies.person(app, "bobby")
+        try Tallies.befriend(ann.session, "bobby")
+        let met = try Tallies.create(ann.session, name: "Met", shares: [(bob.id, "view")])
+        let open = try Tallies.create(ann.session, name: "Open")
+        #expect(try Self.setGoal(ann.session, met, target: "1", period: "day").status == 303)
+        #expect(try Self.setGoal(ann.session, open, target: "9", period: "month").status == 303)
+        try Self.tap(ann.session, met)
+        let directory = try TemporaryDirectory()
+        let invalid = try Self.setGoal(ann.session, open, target: "0", period: "year")
+        #expect(invalid.status == 422)
+        try invalid.text.write(toFile: "\(directory.path)/invalid.html", atomically: true, encoding: .utf8)
+        try HTMLValidationTests.expectValid(
+            [("met", ann.session, "/tallies/\(met)"), ("open", ann.session, "/tallies/\(open)"), ("friend", bob.session, "/tallies/\(met)"),
+                ("home", ann.session, "/"), ("friend-home", bob.session, "/")],
+            directory: directory)
     }
 }

@@ -170,6 +170,7 @@ enum TallyRoutes {
                 try snapshot.capture(tx, "tallies", where: "id = \(tally.id)")
                 try snapshot.capture(tx, "tally_shares", where: "tally_id = \(tally.id)")
                 try snapshot.capture(tx, "tally_views", where: "tally_id = \(tally.id)")
+                try snapshot.capture(tx, "tally_goals", where: "tally_id = \(tally.id)")
                 try TallyStore.delete(tx, id: tally.id)
                 try UndoJournal.record(
                     tx, userID: user.id, kind: deleteKind, targetID: tally.id, message: "\(tally.name) deleted.", snapshot: snapshot, now: now)
