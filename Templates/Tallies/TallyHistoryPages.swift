@@ -103,7 +103,7 @@ public enum TallyHistoryPages {
             ? """
                 <form class="tally-decrement" method="post"\(attribute: "action", decrement)>\(Layout.csrfField(csrf))\
                 <input type="hidden" name="return"\(attribute: "value", returnTo)>\
-                <button class="button button--secondary tally-decrement__button" type="submit" aria-label="Take one off">−1</button></form>
+                <button class="button button--secondary tally-decrement__button" type="submit">−1<span class="visually-hidden"> (take one off)</span></button></form>
                 """
             : ""
         let stepNote: HTML = canChangeCount && step != 1 ? "<span class=\"muted\">Each tap adds \(step).</span>" : ""
