@@ -206,6 +206,24 @@ struct TallyHistoryPageTests {
         #expect(try s.dee.session.get("/tallies/\(s.tally)/history.csv").status == 404)
     }
 
+    @Test("a scheduled reset at the owner's midnight is Kith's row, and the count it cleared shows as yesterday's")
+    func scheduledResetIsYesterday() throws {
+        let clock = Locked(Tallies.start)
+        let app = try Tallies.harness(clock: clock)
+        let ann = try Tallies.person(app, "annie", timeZone: "America/New_York")
+        let tally = try Tallies.create(ann.session, schedule: "daily")
+        for _ in 0..<7 { #expect(try Self.tap(ann.session, tally).status == 303) }
+        let midnight = Tallies.instant("2026-06-11T00:00:00-04:00")
+        clock.withLock { $0 = midnight + 5 }
+        #expect(try TallyResetScheduler(app: app.app).tick(now: midnight + 5) == [tally])
+        let page = try ann.session.get("/tallies/\(tally)")
+        #expect(page.text.contains("Yesterday: 7"))
+        #expect(page.text.contains("<td>Kith</td><td>reset from 7</td>"))
+        // A day later that reset is no longer yesterday's.
+        clock.withLock { $0 = midnight + 86_400 + 3_600 }
+        #expect(!(try ann.session.get("/tallies/\(tally)")).text.contains("Yesterday: 7"))
+    }
+
     @Test("a long history pages back 50 at a time")
     func olderPages() throws {
         let s = try Self.story()
