@@ -224,6 +224,18 @@ struct TallyHistoryPageTests {
         #expect(!(try ann.session.get("/tallies/\(tally)")).text.contains("Yesterday: 7"))
     }
 
+    @Test("a day across a DST change is as long as it was lived: 25 hours when New York falls back, 23 when it springs forward")
+    func periodsAcrossDST() {
+        let fallBack = TallyHistoryRoutes.Period.day.recent(now: Tallies.instant("2026-11-02T12:00:00-05:00"), zone: "America/New_York", count: 2)
+        #expect(fallBack.first?.start == Tallies.instant("2026-11-01T00:00:00-04:00"))
+        #expect(fallBack.first.map { $0.end - $0.start } == 90_000)
+        let springForward = TallyHistoryRoutes.Period.day.recent(now: Tallies.instant("2026-03-08T12:00:00-04:00"), zone: "America/New_York", count: 1)
+        #expect(springForward.first.map { $0.end - $0.start } == 82_800)
+        // Months end where the month does, in the owner's zone.
+        let months = TallyHistoryRoutes.Period.month.recent(now: Tallies.instant("2026-03-01T00:30:00+01:00"), zone: "Europe/Berlin", count: 2)
+        #expect(months.map(\.start) == [Tallies.instant("2026-02-01T00:00:00+01:00"), Tallies.instant("2026-03-01T00:00:00+01:00")])
+    }
+
     @Test("a long history pages back 50 at a time")
     func olderPages() throws {
         let s = try Self.story()
