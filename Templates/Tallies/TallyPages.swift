@@ -238,6 +238,12 @@ public enum TallyPages {
         public var confirm: [Confirmation]
         /// The viewer's own reset, while it can still be undone.
         public var undo: Confirm.UndoNotice?
+        /// Beside the big count: −1, the step, the last period (TallyHistoryPages).
+        public var countExtras: HTML = ""
+        /// The owner's step choice, after the count card.
+        public var stepCard: HTML = ""
+        /// The history section with its charts, below the settings.
+        public var history: HTML = ""
         public init(
             item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
             updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState(),
@@ -268,6 +274,7 @@ public enum TallyPages {
             data-version="\(item.version)"\(attribute: "data-fireworks", when: item.fireworks)\(attribute: "data-flash", item.flashBy.map { _ in item.seenURL }) aria-labelledby="tally-title">
             <h1 class="tally-face__name" id="tally-title">\(item.name)</h1>
             \(goalRing(item.goal, around: countControl(item, csrfToken: csrfToken, fragment: "face", returnTo: item.paths.show, classes: "tally-face__count")))
+            \(model.countExtras)
             \(lock)
             <p class="tally-face__updated muted">\(flash(item.flashBy)) \(model.updated)</p>
             </section>
@@ -298,6 +305,7 @@ public enum TallyPages {
                 """))
         }
         if model.canManage { sections.append(goalCard(model, csrf: csrf)) }
+        if !model.stepCard.isEmpty { sections.append(card(title: "Step", model.stepCard)) }
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
         sections.append(card(title: "Colour", colour(item)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
@@ -331,6 +339,7 @@ public enum TallyPages {
                 <div class="grid tally-settings">
                 \(sections)
                 </div>
+                \(model.history)
                 </div>
                 """)
     }

@@ -16,27 +16,48 @@ struct TallyHistoryTests {
         }
     }
 
+    /// A connection of its own, signed in as `session`, posting `path` `times` times.
+    static func posting(_ app: AppHarness, _ session: WebSession, _ path: String, times: Int) throws -> TestThread {
+        let token = try session.token(from: "/friends")
+        let cookie = try #require(session.sessionCookie)
+        let port = app.port
+        return TestThread {
+            let session = WebSession(port: port)
+            session.setCookie("kith_session", cookie)
+            for _ in 0..<times { _ = try? session.post(path, [], csrf: token) }
+        }
+    }
+
     @Test("taps from many connections at once each leave one row, and the rows replay to the count")
     func parallelTaps() throws {
         let app = try Tallies.harness()
         let ann = try Tallies.person(app, "annie")
         let tally = try Tallies.create(ann.session)
-        let token = try ann.session.token(from: "/tallies/\(tally)")
-        let cookie = try #require(ann.session.sessionCookie)
-        let port = app.port
-        let threads = (0..<8).map { _ in
-            TestThread {
-                let session = WebSession(port: port)
-                session.setCookie("kith_session", cookie)
-                for _ in 0..<5 { _ = try? session.post("/tallies/\(tally)/increment", [], csrf: token) }
-            }
-        }
+        let threads = try (0..<8).map { _ in try Self.posting(app, ann.session, "/tallies/\(tally)/increment", times: 5) }
         for thread in threads { thread.join() }
         let rows = try Self.history(app, tally)
         #expect(rows.count == 40)
         #expect(rows.allSatisfy { $0.kind == "increment" && $0.delta == 1 && $0.user == ann.id })
         #expect(rows.map(\.after) == Array(1...40))
         #expect(rows.reduce(0) { $0 + $1.delta } == (try Tallies.count(app, tally)))
+    }
+
+    @Test("parallel taps of a step of 2 and −1s from two people each leave one row, and the rows replay to the count")
+    func parallelStepsAndDecrements() throws {
+        let app = try Tallies.harness()
+        let ann = try Tallies.person(app, "annie")
+        let bob = try Tallies.person(app, "bobby")
+        try Tallies.befriend(ann.session, "bobby")
+        let tally = try Tallies.create(ann.session, count: 20, shares: [(bob.id, "edit")])
+        #expect(try Tallies.post(ann.session, "/tallies/\(tally)/step", [("step", "2")]).status == 303)
+        let people = [(ann.session, "increment"), (bob.session, "decrement"), (ann.session, "decrement"), (bob.session, "increment")]
+        let threads = try people.map { session, action in try Self.posting(app, session, "/tallies/\(tally)/\(action)", times: 5) }
+        for thread in threads { thread.join() }
+        let rows = try Self.history(app, tally)
+        #expect(rows.count == 20)
+        #expect(rows.allSatisfy { $0.kind == "increment" ? $0.delta == 2 : $0.kind == "decrement" && $0.delta == -1 })
+        #expect(20 + rows.reduce(0) { $0 + $1.delta } == (try Tallies.count(app, tally)))
+        #expect(try Tallies.count(app, tally) == 30)
     }
 
     @Test("a typed count and a reset are history too, with the change they made; a deleted person's rows name a former member")

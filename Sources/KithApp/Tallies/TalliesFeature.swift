@@ -8,7 +8,7 @@ import KithTemplates
 enum TalliesFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("tallies")
-        feature.endpoints = TallyRoutes.endpoints(app)
+        feature.endpoints = TallyRoutes.endpoints(app) + TallyHistoryRoutes.endpoints(app)
         feature.scopes = [.members(of: Tally.self, parameter: "tally")]
         feature.topics = [
             TopicKind("tally") { key, context in

@@ -105,7 +105,7 @@ enum TallyRoutes {
                 guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
                     throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
                 }
-                return "+1"
+                return "+\(try TallyStore.step(tx, tallyID: tally.id))"
             }
         }
         Endpoint(setCount) { context in try setCountPost(context) }
@@ -242,6 +242,8 @@ enum TallyRoutes {
                         updated_by = (SELECT id FROM users WHERE id = \(was["updated_by"] ?? .null)), version = version + 1
                     WHERE id = \(tallyID)
                     """)
+                // Putting the count back is a change of its own in the history.
+                try TallyStore.recordHistory(tx, id: tallyID, kind: .undo, before: 0, by: user.id, now: now)
                 try TallyStore.markSeen(tx, tallyID: tallyID, userID: user.id)
                 let audience = try TallyStore.audience(tx, tallyID: tallyID)
                 tx.afterCommit { TallyLive.publishChange(app, tallyID: tallyID, audience: audience) }
@@ -277,7 +279,7 @@ enum TallyRoutes {
     // MARK: Live
 
     /// The full-screen view's fragments for one tally.
-    static func faceFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyPeople(id)] }
+    static func faceFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyPeople(id), .tallyHistory(id)] }
 
     // MARK: Changing a tally
 
@@ -547,6 +549,7 @@ enum TallyRoutes {
         page.scripts = scripts
         var model = try fullModel(context, user: user, tallyID: loaded.id)
         model.form = form
+        model.history = TallyHistoryPages.section(try TallyHistoryRoutes.model(context, user: user, tally: loaded), csrf: context.csrfToken)
         return context.app.page(TallyPages.full(context: page, model: model), status: form.isValid ? .ok : .unprocessableContent)
     }
 
@@ -577,7 +580,7 @@ enum TallyRoutes {
         } else if tally.version > 1 {
             updated += " by Kith"
         }
-        return TallyPages.FullModel(
+        var model = TallyPages.FullModel(
             item: item(tally, for: user, app: app), canManage: tally.role.canManage, schedule: tally.schedule.rawValue,
             schedules: scheduleOptions, nextReset: tally.nextResetAt.map { "Next reset: \(TimeText.local($0, zone: zone, withYear: true).human) (\(zone))." },
             updated: updated,
@@ -588,6 +591,8 @@ enum TallyRoutes {
                 confirmation($0, name: tally.name, count: tally.count, owner: tally.owner.displayName, sharedWith: sharedWith.count)
             },
             undo: undoNotice)
+        try TallyHistoryRoutes.decorate(&model, context: context, tally: tally)
+        return model
     }
 
     // MARK: Template models

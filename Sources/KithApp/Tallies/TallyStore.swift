@@ -93,12 +93,13 @@ enum TallyStore {
         return id
     }
 
-    /// Adds one, in SQL so that increments from many people at once all
-    /// count; refuses (0 rows) past the maximum.
+    /// Adds the tally's step, in SQL so that increments from many people at
+    /// once all count and the amount is the server's, never the browser's;
+    /// refuses (0 rows) past the maximum.
     @discardableResult
     static func increment(_ tx: Transaction, id: Int64, by userID: Int64, now: Int64) throws -> Bool {
         let before = try currentCount(tx, id: id)
-        guard try changed(tx, id: id, by: userID, now: now, "count = count + 1", extra: "AND count < \(maximumCount)") else { return false }
+        guard try changed(tx, id: id, by: userID, now: now, "count = count + step", extra: "AND count <= \(maximumCount) - step") else { return false }
         try recordHistory(tx, id: id, kind: .increment, before: before, by: userID, now: now)
         return true
     }
@@ -115,9 +116,6 @@ enum TallyStore {
         case increment, decrement, set, reset, undo
     }
 
-    private static func currentCount(_ tx: Transaction, id: Int64) throws -> Int64? {
-        try tx.queryValue("SELECT count FROM tallies WHERE id = \(id)", as: Int64.self)
-    }
 
     /// One history row for the change just made, read back from the tally
     /// in the same transaction, so concurrent taps each get their own row
@@ -148,7 +146,7 @@ enum TallyStore {
     /// Applies `assignment` and records who changed the tally and when; the
     /// person who made the change has seen it.
     @discardableResult
-    private static func changed(
+    static func changed(
         _ tx: Transaction, id: Int64, by userID: Int64?, now: Int64, _ assignment: SQL, extra: SQL = ""
     ) throws -> Bool {
         let rows = try tx.execute("""
