@@ -161,6 +161,11 @@ struct TallyGoalTests {
         let home = try ann.session.get("/").text
         #expect(home.contains("tally-goal-bar"))
         #expect(home.contains("3 of 3 today"))
+        // A reset taken back from its notice restores the count, not progress: the taps still count once.
+        #expect(try Tallies.confirm(ann.session, "/tallies/\(tally)/reset").status == 303)
+        let undo = try DestructiveActionTests.undoAction(in: try ann.session.get("/tallies/\(tally)"))
+        #expect(try Tallies.post(ann.session, undo).status == 303)
+        #expect(try ann.session.get("/tallies/\(tally)").text.contains("3 of 3 today"), "an undone reset is not progress")
         // No goal: the ring and its words go.
         #expect(try Self.setGoal(ann.session, tally, target: "", period: "none").status == 303)
         #expect(try Self.storedGoal(app, tally) == nil)

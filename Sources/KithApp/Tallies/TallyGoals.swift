@@ -47,12 +47,12 @@ public struct TallyGoalProgress: Sendable, Equatable {
 /// Goals and streaks, computed from the history rather than from the count:
 /// a reset clears the count but not what was done today.
 ///
-/// What counts toward a goal: taps up and down and undone changes
-/// (`increment`, `decrement`, `undo`), summed per period and floored at 0.
-/// A typed count (`set`) and a reset do not: they correct or clear the
-/// number shown, they are not things done; a count typed from 0 to 500
-/// would otherwise meet any goal at once, and a reset would take back a
-/// day's work.
+/// What counts toward a goal: the rows the totals count too
+/// (`TallyStore.countingRows`: taps up and down, and undos of taps), summed
+/// per period and floored at 0. A typed count (`set`), a reset and an undo
+/// of either do not: they correct or clear the number shown, they are not
+/// things done; a count typed from 0 to 500 would otherwise meet any goal
+/// at once, and a reset would take back a day's work.
 enum TallyGoals {
     static let maximumTarget: Int64 = TallyStore.maximumCount
 
@@ -61,9 +61,6 @@ enum TallyGoals {
         var at: Int64
         var delta: Int64
     }
-
-    /// The history kinds that count toward a goal (see the type's comment).
-    static let countedKinds: [TallyStore.HistoryKind] = [.increment, .decrement, .undo]
 
     // MARK: Periods
 
@@ -148,9 +145,9 @@ enum TallyGoals {
     /// The changes that count toward a goal, oldest first.
     static func changes(_ db: some Queryable, tallyID: Int64) throws -> [Change] {
         try db.query("""
-            SELECT at, delta FROM tally_history
-            WHERE tally_id = \(tallyID) AND kind IN (\(list: countedKinds.map(\.rawValue)))
-            ORDER BY id
+            SELECT h.at, h.delta FROM tally_history h
+            WHERE h.tally_id = \(tallyID) AND \(TallyStore.countingRows)
+            ORDER BY h.id
             """).map { Change(at: try $0.get("at"), delta: try $0.get("delta")) }
     }
 

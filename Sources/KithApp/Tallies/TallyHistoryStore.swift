@@ -93,10 +93,18 @@ extension TallyStore {
 
     // MARK: Totals per period
 
-    /// What the taps added in each period `[start, end)`: every +n and −1,
-    /// and an undo of a tap (which takes that tap back). Typed counts and
-    /// resets are not counting, so they add nothing. One query: the periods
-    /// are a VALUES list, summed over the history in SQL.
+    /// The history rows (as `h`) that are counting: every +n and −1, and an
+    /// undo of a tap (which takes that tap back). Typed counts and resets,
+    /// and undos of them, correct or clear the number rather than record
+    /// something done. Totals and goals count the same rows.
+    static let countingRows: SQL = """
+        (h.kind IN ('increment', 'decrement') OR (h.kind = 'undo' AND (
+            SELECT p.kind FROM tally_history p WHERE p.tally_id = h.tally_id AND p.id < h.id ORDER BY p.id DESC LIMIT 1
+        ) IN ('increment', 'decrement')))
+        """
+
+    /// What the taps added in each period `[start, end)` (`countingRows`).
+    /// One query: the periods are a VALUES list, summed over the history in SQL.
     static func totals(_ db: some Queryable, tallyID: Int64, periods: [(start: Int64, end: Int64)]) throws -> [Int64] {
         guard !periods.isEmpty else { return [] }
         let values = SQL.join(periods.enumerated().map { "(\($0.offset), \($0.element.start), \($0.element.end))" as SQL }, separator: ", ")
@@ -104,9 +112,7 @@ extension TallyStore {
             WITH periods(i, start, finish) AS (VALUES \(values)),
             counted AS (
                 SELECT h.at, h.delta FROM tally_history h
-                WHERE h.tally_id = \(tallyID) AND (h.kind IN ('increment', 'decrement') OR (h.kind = 'undo' AND (
-                    SELECT p.kind FROM tally_history p WHERE p.tally_id = h.tally_id AND p.id < h.id ORDER BY p.id DESC LIMIT 1
-                ) IN ('increment', 'decrement')))
+                WHERE h.tally_id = \(tallyID) AND \(countingRows)
             )
             SELECT periods.i, coalesce(sum(counted.delta), 0) AS total
             FROM periods LEFT JOIN counted ON counted.at >= periods.start AND counted.at < periods.finish
