@@ -70,6 +70,8 @@ public enum TallyPages {
         /// The service worker and its scope, which keep taps made offline
         /// and the last list seen; registered by the page script.
         public var worker = "", workerScope = ""
+        /// Where the person moves it in their own order, and pins it.
+        public var move = "", pin = ""
         public init(
             show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
             rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
@@ -90,7 +92,7 @@ public enum TallyPages {
     }
 
     public enum Sort: String, Sendable {
-        case updated, created
+        case updated, created, manual
     }
 
     // MARK: The list
@@ -123,12 +125,13 @@ public enum TallyPages {
                 \(Layout.csrfField(csrfToken))
                 <span class="muted text-sm" id="tally-sort-label">Sort by</span>
                 <div class="cluster tally-sort__options" role="group" aria-labelledby="tally-sort-label">
-                \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))
+                \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))\(sortButton("manual", "My order", current: sort))
                 </div>
                 </form>
                 <ul class="tally-list"\(attribute: "data-sort", sort.rawValue) aria-label="Your tallies">
                 \(items.map { row($0, returnTo: links.home, csrfToken: csrfToken) })
                 </ul>
+                \(orderStatus(sort))
                 """
         }
         return """
@@ -162,6 +165,7 @@ public enum TallyPages {
             </div>
             \(lock)
             \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: returnTo, classes: "tally-row__count"))
+            \(moveControls(item, csrfToken: csrfToken))
             </li>
             """
     }
@@ -233,6 +237,8 @@ public enum TallyPages {
         public var confirm: [Confirmation]
         /// The viewer's own reset, while it can still be undone.
         public var undo: Confirm.UndoNotice?
+        /// Pinned by the viewer, and opened from its home-screen shortcut.
+        public var pinned = false, standalone = false
         public init(
             item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
             updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState(),
@@ -294,6 +300,7 @@ public enum TallyPages {
         }
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
         sections.append(card(title: "Colour", colour(item)))
+        sections.append(card(title: "Home screen", pinToggle(model, csrf: csrf)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
         sections.append(card(title: "Notifications", toggle(
             action: item.paths.mute, field: "muted", isOn: model.muted, csrf: csrf,
@@ -317,7 +324,7 @@ public enum TallyPages {
         return Layout.page(
             title: item.name, context: context,
             main: """
-                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
+                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-standalone", when: model.standalone)\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "schedule", "share"]))
