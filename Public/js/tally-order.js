@@ -7,15 +7,21 @@
 // touch alike). Every move is sent as where the row now is (`to`, 1 first);
 // the server answers with the sentence the status line reads out.
 
-const LIST = '.tally-list[data-sort="manual"]';
+const LIST = '.tally-list[data-order="manual"]';
 
 function csrf() {
   return document.querySelector("input[name=_csrf]")?.value || "";
 }
 
-function say(list, text) {
-  const status = list.parentElement?.querySelector("[data-order-status]");
-  if (!status) return;
+// The status line lives outside the list, which a live refresh replaces
+// whole, and exists from the start, so screen readers are listening to it.
+const status = document.createElement("p");
+status.className = "visually-hidden";
+status.setAttribute("role", "status");
+status.dataset.orderStatus = "";
+document.body.append(status);
+
+function say(text) {
   // Cleared first, so the same sentence twice is announced twice.
   status.textContent = "";
   requestAnimationFrame(() => { status.textContent = text; });
@@ -37,11 +43,11 @@ function position(row) {
   return [...row.parentElement.children].indexOf(row) + 1;
 }
 
-async function moved(list, row) {
+async function moved(row) {
   try {
-    say(list, await send(row, { to: String(position(row)) }));
+    say(await send(row, { to: String(position(row)) }));
   } catch {
-    say(list, "Not saved: the order will come back as it was. Try again.");
+    say("Not saved: the order will come back as it was. Try again.");
   }
 }
 
@@ -51,17 +57,16 @@ document.addEventListener("submit", (event) => {
   if (!(form instanceof HTMLFormElement) || !form.closest(`${LIST} .tally-move`) || !window.fetch) return;
   event.preventDefault();
   const row = form.closest(".tally-row");
-  const list = row.parentElement;
   const up = event.submitter?.value === "up";
   const sibling = up ? row.previousElementSibling : row.nextElementSibling;
   if (!sibling) {
-    say(list, `${row.querySelector(".tally-row__name")?.textContent ?? "It"} is already ${up ? "first" : "last"}.`);
+    say(`${row.querySelector(".tally-row__name")?.textContent ?? "It"} is already ${up ? "first" : "last"}.`);
     return;
   }
   const focused = document.activeElement;
   if (up) sibling.before(row); else sibling.after(row);
   if (focused instanceof HTMLElement && row.contains(focused)) focused.focus({ preventScroll: false });
-  moved(list, row);
+  moved(row);
 });
 
 // Dragging by the handle. The row follows the pointer; it takes the place of
@@ -71,7 +76,6 @@ function drag(handle, start) {
   const list = row.parentElement;
   const before = position(row);
   let lastY = start.clientY;
-  handle.setPointerCapture(start.pointerId);
   row.classList.add("is-dragging");
   const move = (event) => {
     if (event.pointerId !== start.pointerId) return;
@@ -86,17 +90,19 @@ function drag(handle, start) {
       if (!down && y < middle && row.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_PRECEDING) { other.before(row); break; }
     }
   };
+  // Heard on the document, not captured by the handle: moving the row in
+  // the page releases any capture, and the drag must go on regardless.
   const end = (event) => {
     if (event.pointerId !== start.pointerId) return;
-    handle.removeEventListener("pointermove", move);
-    handle.removeEventListener("pointerup", end);
-    handle.removeEventListener("pointercancel", end);
+    document.removeEventListener("pointermove", move);
+    document.removeEventListener("pointerup", end);
+    document.removeEventListener("pointercancel", end);
     row.classList.remove("is-dragging");
-    if (position(row) !== before) moved(list, row);
+    if (position(row) !== before) moved(row);
   };
-  handle.addEventListener("pointermove", move);
-  handle.addEventListener("pointerup", end);
-  handle.addEventListener("pointercancel", end);
+  document.addEventListener("pointermove", move);
+  document.addEventListener("pointerup", end);
+  document.addEventListener("pointercancel", end);
 }
 
 document.addEventListener("pointerdown", (event) => {
@@ -105,10 +111,6 @@ document.addEventListener("pointerdown", (event) => {
   event.preventDefault();
   drag(handle, event);
 });
-
-function showHandles(root) {
-  for (const handle of root.querySelectorAll("[data-drag-handle]")) handle.hidden = false;
-}
 
 // ---------------------------------------------------------------------------
 // Opened from its shortcut, the count fills the screen and a tap anywhere on
@@ -125,8 +127,4 @@ function wireStandalone() {
   });
 }
 
-document.addEventListener("kith:swapped", (event) => {
-  if (event.target instanceof Element) showHandles(event.target);
-});
-showHandles(document);
 wireStandalone();

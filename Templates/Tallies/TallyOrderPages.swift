@@ -4,7 +4,7 @@ extension TallyPages {
     /// Move up and Move down as plain forms, so the order changes without
     /// script; shown only while the list is in "My order" (see tallies.css),
     /// which keeps a row refetched alone the same in every sort. The handle
-    /// is for dragging, so it stays hidden until the script can drag.
+    /// is for dragging, so it shows only with script (tallies.css).
     static func moveControls(_ item: Item, csrfToken: String?) -> HTML {
         guard !item.paths.move.isEmpty else { return "" }
         func button(_ direction: String, _ arrow: String) -> HTML {
@@ -16,15 +16,16 @@ extension TallyPages {
         }
         return """
             <div class="tally-move cluster" role="group"\(attribute: "aria-label", "Move \(item.name)")>
-            <span class="tally-move__handle" data-drag-handle hidden aria-hidden="true">\(gripIcon)</span>
+            <span class="tally-move__handle" data-drag-handle aria-hidden="true">\(gripIcon)</span>
             \(button("up", "↑"))\(button("down", "↓"))
             </div>
             """
     }
 
-    /// Where moves are announced, by the page script or after a plain post.
-    static func orderStatus(_ sort: Sort) -> HTML {
-        sort == .manual ? "<p class=\"visually-hidden\" role=\"status\" data-order-status></p>" : ""
+    /// The page script re-sorts a list that names its sort (`data-sort`)
+    /// once idle; the person's own order names none, so it is left alone.
+    static func listOrder(_ sort: Sort) -> HTML {
+        sort == .manual ? " data-order=\"manual\"" : "\(attribute: "data-sort", sort.rawValue)"
     }
 
     static func pinToggle(_ model: FullModel, csrf: String?) -> HTML {

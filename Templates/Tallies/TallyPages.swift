@@ -128,10 +128,9 @@ public enum TallyPages {
                 \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))\(sortButton("manual", "My order", current: sort))
                 </div>
                 </form>
-                <ul class="tally-list"\(attribute: "data-sort", sort.rawValue) aria-label="Your tallies">
+                <ul class="tally-list"\(listOrder(sort)) aria-label="Your tallies">
                 \(items.map { row($0, returnTo: links.home, csrfToken: csrfToken) })
                 </ul>
-                \(orderStatus(sort))
                 """
         }
         return """
