@@ -5,11 +5,56 @@ public enum Dashboard {
         public var isGuest: Bool
         /// One per feature, in the order features registered them.
         public var sections: [HTML]
-        public init(displayName: String, isGuest: Bool, sections: [HTML] = []) {
+        /// The choice of which section leads, when there is one to make.
+        public var lead: Lead?
+        public init(displayName: String, isGuest: Bool, sections: [HTML] = [], lead: Lead? = nil) {
             self.displayName = displayName
             self.isGuest = isGuest
             self.sections = sections
+            self.lead = lead
         }
+    }
+
+    /// Which section the person put first ("" lets content decide).
+    public struct Lead: Sendable {
+        public var action: String
+        public var current: String
+        public var choices: [(value: String, label: String)]
+        public init(action: String, current: String, choices: [(value: String, label: String)]) {
+            (self.action, self.current, self.choices) = (action, current, choices)
+        }
+    }
+
+    /// One section in its place, named so the page (and its tests) can
+    /// tell which is where.
+    public static func slot(name: String, _ section: HTML) -> HTML {
+        "<div class=\"dashboard-slot\"\(attribute: "data-dashboard-section", name)>\(section)</div>"
+    }
+
+    /// A section with nothing in it yet, as one compact row.
+    public static func start(name: String, title: String, empty: String, action: String, href: String) -> HTML {
+        let id = "dashboard-start-\(name)"
+        return """
+            <section class="dashboard-start cluster"\(attribute: "aria-labelledby", id)>
+            <h2 class="dashboard-start__title"\(attribute: "id", id)>\(title)</h2>
+            <p class="dashboard-start__text"><span class="muted">\(empty)</span> · <a\(attribute: "href", href)>\(action)</a></p>
+            </section>
+            """
+    }
+
+    static func leadForm(_ lead: Lead?, csrfToken: String?) -> HTML {
+        guard let lead else { return "" }
+        let options: [HTML] = ([("", "Whatever has something in it")] + lead.choices).map { choice in
+            "<option\(attribute: "value", choice.value)\(attribute: "selected", when: choice.value == lead.current)>\(choice.label)</option>"
+        }
+        return """
+            <form class="dashboard-lead cluster" method="post"\(attribute: "action", lead.action)>
+            \(Layout.csrfField(csrfToken))
+            <label for="dashboard-lead">Show first</label>
+            <select class="field__input" id="dashboard-lead" name="lead">\(options)</select>
+            \(Button.secondary("Save", small: true))
+            </form>
+            """
     }
 
     public static func render(context: PageContext, model: Model) -> HTML {
@@ -37,6 +82,7 @@ public enum Dashboard {
                 <div class="grid dashboard-sections">
                 \(model.sections)
                 </div>
+                \(leadForm(model.lead, csrfToken: context.csrfToken))
                 </section>
                 """)
     }

@@ -109,7 +109,7 @@ public enum Layout {
             <meta name="theme-color" content="#FBF7F4" media="(prefers-color-scheme: light)">
             <meta name="theme-color" content="#17141D" media="(prefers-color-scheme: dark)">
             <title>\(title) · Kith</title>
-            <link rel="manifest"\(attribute: "href", context.links[.manifest])>
+            <link rel="manifest"\(attribute: "href", context.links[.manifest]) crossorigin="use-credentials">
             <link rel="icon" href="\(context.assetURL("icons/kith.svg"))" type="image/svg+xml">
             <link rel="apple-touch-icon" href="\(context.assetURL("icons/kith-180.png"))">
             <link rel="stylesheet" href="\(context.assetURL("css/app.css"))">

@@ -74,6 +74,8 @@ public enum TallyPages {
         public var worker = "", workerScope = ""
         /// Where the owner sets the goal.
         public var goal = ""
+        /// Where the person moves it in their own order, and pins it.
+        public var move = "", pin = ""
         public init(
             show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
             rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
@@ -94,7 +96,7 @@ public enum TallyPages {
     }
 
     public enum Sort: String, Sendable {
-        case updated, created
+        case updated, created, manual
     }
 
     // MARK: The list
@@ -127,10 +129,10 @@ public enum TallyPages {
                 \(Layout.csrfField(csrfToken))
                 <span class="muted text-sm" id="tally-sort-label">Sort by</span>
                 <div class="cluster tally-sort__options" role="group" aria-labelledby="tally-sort-label">
-                \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))
+                \(sortButton("updated", "Last updated", current: sort))\(sortButton("created", "Created", current: sort))\(sortButton("manual", "My order", current: sort))
                 </div>
                 </form>
-                <ul class="tally-list"\(attribute: "data-sort", sort.rawValue) aria-label="Your tallies">
+                <ul class="tally-list"\(listOrder(sort)) aria-label="Your tallies">
                 \(items.map { row($0, returnTo: links.home, csrfToken: csrfToken) })
                 </ul>
                 """
@@ -167,6 +169,7 @@ public enum TallyPages {
             </div>
             \(lock)
             \(countControl(item, csrfToken: csrfToken, fragment: "row", returnTo: returnTo, classes: "tally-row__count"))
+            \(moveControls(item, csrfToken: csrfToken))
             </li>
             """
     }
@@ -244,6 +247,8 @@ public enum TallyPages {
         public var stepCard: HTML = ""
         /// The history section with its charts, below the settings.
         public var history: HTML = ""
+        /// Pinned by the viewer, and opened from its home-screen shortcut.
+        public var pinned = false, standalone = false
         public init(
             item: Item, canManage: Bool, schedule: String, schedules: [(value: String, label: String)], nextReset: String?,
             updated: String, people: [Share], friends: [Share], muted: Bool, links: Links, form: FormState = FormState(),
@@ -308,6 +313,7 @@ public enum TallyPages {
         if !model.stepCard.isEmpty { sections.append(card(title: "Step", model.stepCard)) }
         sections.append(card(title: "Resets", resets(model, csrf: csrf)))
         sections.append(card(title: "Colour", colour(item)))
+        sections.append(card(title: "Home screen", pinToggle(model, csrf: csrf)))
         sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
         sections.append(card(title: "Notifications", toggle(
             action: item.paths.mute, field: "muted", isOn: model.muted, csrf: csrf,
@@ -331,7 +337,7 @@ public enum TallyPages {
         return Layout.page(
             title: item.name, context: context,
             main: """
-                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
+                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-standalone", when: model.standalone)\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "goal_target", "goal_period", "schedule", "share"]))

@@ -21,7 +21,9 @@ enum AccountsFeature {
     }
 
     /// What someone who must choose a new password may still do. Static
-    /// files, the manifest and health checks run inline, carry no identity
-    /// and so never meet this gate.
-    static let allowedBeforeNewPassword: Set<Route> = [SettingsRoutes.password, SettingsRoutes.savePassword, AccountRoutes.signOut]
+    /// files and health checks run inline, carry no identity and so never
+    /// meet this gate; the manifest has an identity but changes nothing.
+    static let allowedBeforeNewPassword: Set<Route> = [
+        SettingsRoutes.password, SettingsRoutes.savePassword, AccountRoutes.signOut, SystemRoutes.manifest,
+    ]
 }

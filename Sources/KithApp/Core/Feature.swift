@@ -28,6 +28,9 @@ public struct Feature: Sendable {
     /// emits an event (see `FeatureEvents`).
     public var events: [EventHandler] = []
     public var dashboard: DashboardSection?
+    /// The signed-in person's shortcuts in the web manifest (an installed
+    /// app's long-press menu), each opening one of their things.
+    public var shortcuts: ManifestShortcuts.Provider?
     /// Threads started with the server and stopped before the database closes.
     public var tasks: [BackgroundTask] = []
     /// Checked for every signed-in request before its handler runs.
@@ -107,6 +110,11 @@ public struct DashboardSection: Sendable {
     public var stylesheets: [String] = []
     public var scripts: [String] = []
     public let render: DashboardSections.Render
+    /// What the section is called where a person chooses which leads
+    /// ("Tallies"), and what it shows while the person has nothing in it:
+    /// one compact row instead of a full empty state, so a feature not yet
+    /// used does not push the ones in use down the page.
+    public var start: DashboardSections.Start?
 
     public init(
         order: Int, topics: @escaping DashboardSections.Topics = { _ in [] }, stylesheets: [String] = [], scripts: [String] = [],
@@ -148,8 +156,9 @@ extension KithApp {
         if let section = feature.dashboard {
             dashboard.register(
                 feature.name, order: section.order, topics: section.topics, stylesheets: section.stylesheets,
-                scripts: section.scripts, render: section.render)
+                scripts: section.scripts, start: section.start, render: section.render)
         }
+        if let shortcuts = feature.shortcuts { manifestShortcuts.register(shortcuts) }
         for task in feature.tasks { backgroundTasks.register(task.name, start: task.start, stop: task.stop) }
         if let gate = feature.requestGate { requestHooks.add(gate: gate) }
         if let badge = feature.viewerBadge { requestHooks.add(badge: badge) }

@@ -31,6 +31,7 @@ public final class KithApp: HTTPResponder {
     public let media: MediaStore
     /// The signed-in home page, a section per feature.
     public let dashboard = DashboardSections()
+    public let manifestShortcuts = ManifestShortcuts()
     /// Features' own threads, started and stopped with the server.
     public let backgroundTasks = BackgroundTasks()
     /// Features' gates and navigation badges, applied to every request.

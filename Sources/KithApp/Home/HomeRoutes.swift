@@ -1,10 +1,13 @@
 import KithHTTP
+import KithStorage
 import KithTemplates
 
 /// The front page: the landing page for visitors, the dashboard for people
 /// signed in, made of the sections features registered.
 enum HomeRoutes {
     static let home = Route(.get, "/")
+    /// Which section leads the dashboard, chosen by the person.
+    static let lead = Route(.post, "/home/lead")
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(home) { context in
@@ -15,9 +18,42 @@ enum HomeRoutes {
             // committed in between is missed.
             var page = context.pageContext(topics: context.app.dashboard.topics(for: user))
             (page.stylesheets, page.scripts) = context.app.dashboard.assets
-            let sections = try context.app.dashboard.render(for: user, context: context)
-            let model = Dashboard.Model(displayName: user.displayName, isGuest: user.isGuest, sections: sections)
+            let chosen = try context.app.database.read { try leadSection($0, userID: user.id) }
+            let sections = try context.app.dashboard.render(for: user, context: context, lead: chosen)
+            let choices = context.app.dashboard.leadChoices
+            let model = Dashboard.Model(
+                displayName: user.displayName, isGuest: user.isGuest, sections: sections,
+                lead: choices.count > 1 ? Dashboard.Lead(action: lead.path(), current: chosen ?? "", choices: choices) : nil)
             return context.app.page(Dashboard.render(context: page, model: model))
         }
+        Endpoint(lead) { context in
+            let user = try context.requireUser()
+            let chosen = context.request.form["lead"] ?? ""
+            let choices = context.app.dashboard.leadChoices
+            guard chosen.isEmpty || choices.contains(where: { $0.value == chosen }) else {
+                throw HTTPError.badRequest("Choose one of the home page's sections to show first.")
+            }
+            let label = choices.first { $0.value == chosen }?.label
+            try context.app.database.write { tx in
+                try setLeadSection(tx, userID: user.id, section: chosen.isEmpty ? nil : chosen)
+                try context.flash(tx, label.map { "\($0) now come first." } ?? "Sections with something in them now come first.")
+            }
+            return .redirect(to: home.path())
+        }
+    }
+
+    static func leadSection(_ db: some Queryable, userID: Int64) throws -> String? {
+        try db.queryValue("SELECT lead FROM home_preferences WHERE user_id = \(userID)", as: String.self)
+    }
+
+    static func setLeadSection(_ tx: Transaction, userID: Int64, section: String?) throws {
+        guard let section else {
+            try tx.execute("DELETE FROM home_preferences WHERE user_id = \(userID)")
+            return
+        }
+        try tx.execute("""
+            INSERT INTO home_preferences (user_id, lead) VALUES (\(userID), \(section))
+            ON CONFLICT (user_id) DO UPDATE SET lead = excluded.lead
+            """)
     }
 }

@@ -34,6 +34,9 @@ enum OccasionsFeature {
                     roleLabel: item.role == .celebrant ? item.kind.celebrantLabel : item.role.label, isOpen: item.isOpen)
             }, newOccasion: OccasionRoutes.newOccasion.path())
         }
+        feature.dashboard?.start = DashboardSections.Start(
+            title: "Occasions", empty: "No occasions yet", action: "Plan one", href: OccasionRoutes.newOccasion.path()
+        ) { user, context in try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }.isEmpty }
         feature.notifications = OccasionNews.kinds
         // The hook keeps what it needs, not the app: the app holds the hook.
         let media = app.media

@@ -44,6 +44,9 @@ enum PlatesFeature {
         feature.dashboard = DashboardSection(order: 20, topics: { [PlateRoutes.listTopic($0.id)] }) { user, context in
             try PlateRoutes.dashboardSection(context.app, user: user)
         }
+        feature.dashboard?.start = DashboardSections.Start(
+            title: "Plate games", empty: "No plate games yet", action: "Start one", href: PlateRoutes.new.path()
+        ) { user, context in try context.app.database.read { try PlateStore.games($0, userID: user.id) }.isEmpty }
         let clock = app.configuration.clock
         let notifications = app.notifications
         let invites = app.invites

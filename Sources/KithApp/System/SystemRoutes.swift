@@ -1,10 +1,12 @@
 import KithHTTP
+import KithCrypto
 
 /// Routes every deployment needs: health checks, static assets, the manifest.
 enum SystemRoutes {
     static let healthz = Route(.get, "/healthz", runsInline: true)
     static let asset = Route(.get, "/static/*file", runsInline: true)
-    static let manifest = Route(.get, "/manifest.webmanifest", runsInline: true)
+    /// On a worker, not inline: it names the signed-in person's shortcuts.
+    static let manifest = Route(.get, "/manifest.webmanifest")
     /// Any other GET: a 404 rendered on a worker, where the page can still
     /// show who is signed in.
     static let notFound = Route(.get, "/*unknown")
@@ -31,13 +33,20 @@ enum SystemRoutes {
             }
             let icons = [icon("icons/kith-192.png", "192x192"), icon("icons/kith-512.png", "512x512"),
                          icon("icons/kith-maskable-512.png", "512x512", purpose: "maskable")].filter { !$0.isEmpty }
+            let shortcuts = try context.user.map { try context.app.manifestShortcuts.shortcuts(for: $0, context: context) } ?? []
+            let shortcutIcon = icon("icons/kith-192.png", "192x192")
+            let shortcutJSON = shortcuts.map {
+                "{\"name\":\(JSONString.quoted($0.name)),\"url\":\(JSONString.quoted($0.url))\(shortcutIcon.isEmpty ? "" : ",\"icons\":[\(shortcutIcon)]")}"
+            }
             let json = """
                 {"name":"Kith","short_name":"Kith","description":"Occasions, plate games and tallies for small groups.",\
                 "start_url":"/","scope":"/","display":"standalone","background_color":"#FBF7F4","theme_color":"#7C5CFC",\
-                "icons":[\(icons.joined(separator: ","))]}
+                "icons":[\(icons.joined(separator: ","))]\(shortcutJSON.isEmpty ? "" : ",\"shortcuts\":[\(shortcutJSON.joined(separator: ","))]")}
                 """
             var response = Response.bytes(Array(json.utf8), contentType: "application/manifest+json")
-            response.headers.add("Cache-Control", "public, max-age=3600")
+            // Whoever is signed in gets their own; no cache keeps it for another.
+            response.headers.add("Cache-Control", context.user == nil ? "public, max-age=3600" : "private, no-store")
+            response.headers.add("Vary", "Cookie")
             return response
         }
     }

@@ -42,6 +42,16 @@ enum TalliesFeature {
             }
             return TallyPages.section(items: items, sort: sort, links: TallyRoutes.links, csrfToken: context.csrfToken, undo: undo)
         }
+        feature.shortcuts = TallyOrderRoutes.shortcuts
+        // A deletion still to undo keeps the whole section, where its notice is.
+        feature.dashboard?.start = DashboardSections.Start(
+            title: "Tallies", empty: "No tallies yet", action: "Start one", href: TallyRoutes.new.path()
+        ) { user, context in
+            try context.app.database.read { db in
+                try TallyStore.list(db, viewerID: user.id, sort: .created).isEmpty
+                    && TallyRoutes.undoNotice(db, app: context.app, userID: user.id, kind: TallyRoutes.deleteKind) == nil
+            }
+        }
         // The undo journal is Core's, swept from here because Core runs no
         // threads of its own; any feature that records in it would do.
         feature.tasks = [TallyResetScheduler(app: app).periodicTask().backgroundTask, UndoJournal.sweeper(app).backgroundTask]

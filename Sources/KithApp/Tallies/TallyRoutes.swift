@@ -47,6 +47,7 @@ enum TallyRoutes {
             fireworks: fireworks.path(id), sharing: sharing.path(id), mute: mute.path(id), delete: delete.path(id), leave: leave.path(id))
         (paths.worker, paths.workerScope) = (PushRoutes.serviceWorker.path(), HomeRoutes.home.path())
         paths.goal = goal.path(id)
+        (paths.move, paths.pin) = (TallyOrderRoutes.move.path(id), TallyOrderRoutes.pin.path(id))
         return paths
     }
 
@@ -55,7 +56,7 @@ enum TallyRoutes {
     static let resetKind = "tally.reset"
     static let deleteKind = "tally.delete"
     static let stylesheets = ["css/tallies.css"]
-    static let scripts = ["js/tallies.js", "js/tally-goals.js"]
+    static let scripts = ["js/tallies.js", "js/tally-goals.js", "js/tally-order.js"]
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(new) { context in
@@ -72,7 +73,7 @@ enum TallyRoutes {
         Endpoint(sort) { context in
             let user = try context.requireUser()
             guard let sort = TallyStore.Sort(rawValue: context.request.form["sort"] ?? "") else {
-                throw HTTPError.badRequest("Choose how to sort: by last updated or by created.")
+                throw HTTPError.badRequest("Choose how to sort: by last updated, by created or in your own order.")
             }
             let app = context.app
             try app.database.write { tx in
@@ -82,6 +83,7 @@ enum TallyRoutes {
             return .redirect(to: HomeRoutes.home.path())
         }
         Endpoint(seenChanges) { context in try seenPost(context) }
+        TallyOrderRoutes.endpoints(app)
         Endpoint(show) { context in try fullPage(context) }
         Endpoint(row) { context in
             let (user, tally) = try seen(context)
@@ -533,7 +535,7 @@ enum TallyRoutes {
             let sort = try TallyStore.sort(db, userID: user.id)
             return (try TallyStore.list(db, viewerID: user.id, sort: sort), sort)
         }
-        return (tallies.map { item($0, for: user, app: context.app) }, sort == .created ? .created : .updated)
+        return (tallies.map { item($0, for: user, app: context.app) }, TallyPages.Sort(rawValue: sort.rawValue) ?? .updated)
     }
 
     static func fullPage(_ context: RequestContext, form: FormState = FormState()) throws -> Response {
@@ -550,6 +552,7 @@ enum TallyRoutes {
         var model = try fullModel(context, user: user, tallyID: loaded.id)
         model.form = form
         model.history = TallyHistoryPages.section(try TallyHistoryRoutes.model(context, user: user, tally: loaded), csrf: context.csrfToken)
+        try TallyOrderRoutes.pinState(&model, context, user: user)
         return context.app.page(TallyPages.full(context: page, model: model), status: form.isValid ? .ok : .unprocessableContent)
     }
 

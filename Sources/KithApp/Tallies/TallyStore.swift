@@ -8,7 +8,7 @@ enum TallyStore {
     static let maximumNameLength = 60
 
     enum Sort: String, Sendable, DatabaseValueConvertible, CaseIterable {
-        case updated, created
+        case updated, created, manual
     }
 
     /// The columns `tally(row:)` reads; `v` is the viewer's id.
@@ -54,9 +54,15 @@ enum TallyStore {
         try db.queryOne("\(select(viewerID: viewerID)) AND t.id = \(id)").map { try tally(row: $0, viewerID: viewerID) }
     }
 
-    /// Every tally `viewerID` sees, newest change or newest tally first.
+    /// Every tally `viewerID` sees, newest change or newest tally first, or
+    /// in their own order.
     static func list(_ db: some Queryable, viewerID: Int64, sort: Sort) throws -> [Tally] {
-        let order: SQL = sort == .updated ? "ORDER BY t.updated_at DESC, t.version DESC, t.id DESC" : "ORDER BY t.created_at DESC, t.id DESC"
+        let order: SQL =
+            switch sort {
+            case .updated: "ORDER BY t.updated_at DESC, t.version DESC, t.id DESC"
+            case .created: "ORDER BY t.created_at DESC, t.id DESC"
+            case .manual: manualOrder(viewerID: viewerID)
+            }
         return try db.query("\(select(viewerID: viewerID)) \(order)").map { try tally(row: $0, viewerID: viewerID) }
     }
 
