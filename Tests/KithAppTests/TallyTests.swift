@@ -312,7 +312,7 @@ struct TallyTests {
         #expect(enhanced.text.contains("Coffee, 6, increment"))
         let plain = try Tallies.post(cast.edit.session, "/tallies/\(id)/increment", [("fragment", "row"), ("return", "/")])
         #expect(plain.status == 303)
-        #expect(plain.header("Location") == "/")
+        #expect(plain.header("Location") == "/#tally-\(id)", "back at the row tapped")
         let elsewhere = try Tallies.post(cast.edit.session, "/tallies/\(id)/increment", [("return", "https://evil.example/")])
         #expect(elsewhere.header("Location") == "/tallies/\(id)", "never a redirect off the tally")
     }

@@ -78,7 +78,8 @@ enum TallyRoutes {
                 try TallyStore.setSort(tx, userID: user.id, sort: sort)
                 tx.afterCommit { TallyLive.publishListChanged(app, users: [user.id]) }
             }
-            return .redirect(to: HomeRoutes.home.path())
+            // Back to the list itself, not the top of the home page.
+            return .redirect(to: HomeRoutes.home.path() + "#" + FragmentID.tallyList.rawValue)
         }
         Endpoint(seenChanges) { context in try seenPost(context) }
         Endpoint(show) { context in try fullPage(context) }
@@ -102,7 +103,11 @@ enum TallyRoutes {
                 // A tap sent again (an offline queue's retry) counted the first time.
                 guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
                 guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
-                    throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
+                    // The page script says it beside the count; a plain form's
+                    // page says it at the top, back at the row.
+                    guard !context.isEnhanced else { throw HTTPError(.unprocessableContent, atMaximum) }
+                    try context.flash(tx, atMaximum, kind: .error)
+                    return nil
                 }
                 return "+1"
             }
@@ -350,8 +355,11 @@ enum TallyRoutes {
             }
         }
         let home = HomeRoutes.home.path()
-        return .redirect(to: form["return"] == home ? home : back)
+        // Back at the row that was tapped, not the top of the list.
+        return .redirect(to: form["return"] == home ? home + "#" + FragmentID.tallyRow(tallyID).rawValue : back)
     }
+
+    static let atMaximum = "This tally is at its maximum, 999,999,999, and can't count any higher."
 
     static func setCountPost(_ context: RequestContext) throws -> Response {
         let raw = (context.request.form["count"] ?? "").trimmingCharacters(in: .whitespaces)
