@@ -99,17 +99,22 @@ enum TallyRoutes {
         }
         Endpoint(increment) { context in
             let clientID = try ClientActions.id(in: context.request.form)
-            return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
-                // A tap sent again (an offline queue's retry) counted the first time.
-                guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
-                guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
-                    // The page script says it beside the count; a plain form's
-                    // page says it at the top, back at the row.
-                    guard !context.isEnhanced else { throw HTTPError(.unprocessableContent, atMaximum) }
-                    try context.flash(tx, atMaximum, kind: .error)
-                    return nil
+            do {
+                return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                    // A tap sent again (an offline queue's retry) counted the first time.
+                    guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
+                    guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
+                        throw HTTPError(.unprocessableContent, atMaximum)
+                    }
+                    return "+1"
                 }
-                return "+1"
+            } catch let error as HTTPError where error.message == atMaximum && !context.isEnhanced {
+                // The page script says it beside the count; a plain form lands
+                // back at the row with it said at the top. The refused tap
+                // rolled back, its id too, so the same tap may count later.
+                let user = try context.requireUser()
+                try context.app.database.write { tx in try context.flash(tx, atMaximum, kind: .error) }
+                return try answer(context, user: user, tallyID: try context.request.parameter("tally"))
             }
         }
         Endpoint(setCount) { context in try setCountPost(context) }
