@@ -52,6 +52,11 @@ const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 // Taps that could not be sent yet (not those merely in flight).
 const waiting = new Set();
+// Taps the server has answered whose answer is not on screen yet: queue.js
+// forgets a tap when the answer's headers arrive, and until its body is
+// drawn the count must still include it, or a tap meanwhile would show
+// one less than before.
+const landing = new Map();
 
 // Shows a count (Arabic digits only; the other styles are drawn by the
 // server and arrive with its answer) and says it in the button's label.
@@ -74,13 +79,14 @@ function bounce(button) {
 function showQueued(id) {
   if (!id) return;
   const queued = queue.entries("tally").filter((entry) => entry.meta.tally === id);
+  const answered = [...landing.values()].filter((tally) => tally === id).length;
   const stuck = queued.filter((entry) => waiting.has(entry.id)).length;
   for (const holder of document.querySelectorAll(`[data-tally="${CSS.escape(id)}"]`)) {
     const form = holder.querySelector("form[data-increment]");
     const button = form?.querySelector("button");
     if (!button) continue;
     if (button.dataset.server === undefined) button.dataset.server = button.dataset.count;
-    showCount(form, button, Number(button.dataset.server) + queued.length);
+    showCount(form, button, Number(button.dataset.server) + queued.length + answered);
     let mark = form.querySelector(".tally-pending");
     if (!stuck) {
       mark?.remove();
@@ -97,27 +103,88 @@ function showQueued(id) {
 
 const queuedTallies = () => new Set(queue.entries("tally").map((entry) => entry.meta.tally));
 
+// The newest copy of each row and face shown so far, by element id, with
+// its version. A count never steps back: whatever arrives (a tap's answer,
+// a live refresh of the row or of the whole list) with an older version
+// than one already shown is put back to the newer copy.
+const newest = new Map();
+
+function holdersIn(root) {
+  return root.matches?.("[data-tally][data-version]") ? [root] : [...root.querySelectorAll("[data-tally][data-version]")];
+}
+
+function remember(holder) {
+  const version = Number(holder.dataset.version);
+  const known = newest.get(holder.id);
+  if (!known || version >= known.version) newest.set(holder.id, { version, copy: holder.cloneNode(true) });
+}
+
+// Puts back the newest copy of every row or face in root that is older;
+// says whether it put any back.
+function keepNewest(root) {
+  let restored = false;
+  for (const holder of holdersIn(root)) {
+    const known = newest.get(holder.id);
+    if (known && Number(holder.dataset.version) < known.version) {
+      const hadFocus = holder.contains(document.activeElement);
+      const copy = known.copy.cloneNode(true);
+      holder.replaceWith(copy);
+      if (hadFocus) copy.querySelector(".tally-count")?.focus({ preventScroll: true });
+      restored = true;
+    } else {
+      remember(holder);
+    }
+  }
+  return restored;
+}
+
 // Replaces a row or face with the server's, unless a newer one is already shown.
 function replace(current, fresh) {
   if (!current || !fresh || fresh.id !== current.id) return;
   if (Number(fresh.dataset.version) < Number(current.dataset.version)) return;
+  if (Number(fresh.dataset.version) < (newest.get(fresh.id)?.version ?? 0)) return;
   const hadFocus = current.contains(document.activeElement);
   const node = document.importNode(fresh, true);
   current.replaceWith(node);
+  remember(node);
   tint(node);
   if (hadFocus) node.querySelector(".tally-count")?.focus({ preventScroll: true });
 }
 
+// Says a refusal beside every copy of the count (the maximum reached), until
+// the row is next drawn by the server.
+function note(id, text) {
+  for (const holder of document.querySelectorAll(`[data-tally="${CSS.escape(id)}"]`)) {
+    const form = holder.querySelector("form[data-increment]");
+    if (!form) continue;
+    let mark = form.querySelector(".tally-note");
+    if (!mark) {
+      mark = document.createElement("p");
+      mark.className = "tally-note";
+      form.append(mark);
+    }
+    mark.textContent = text;
+  }
+}
+
 async function refusal(response) {
   const type = response.headers.get("Content-Type") || "";
-  const text = type.startsWith("text/plain") ? (await response.text()).trim() : "";
+  let text = "";
+  if (type.startsWith("text/plain")) text = (await response.text()).trim();
+  // An error page: its message is the paragraph after the status code.
+  else if (type.startsWith("text/html")) {
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    text = page.querySelector(".error-page__code + h1 + p")?.textContent.trim() || "";
+  }
   return text && text.length < 200 ? text : "The server refused it.";
 }
 
 queue.handle("tally", {
   async done(entry, response) {
     waiting.delete(entry.id);
-    const text = await response.text();
+    landing.set(entry.id, entry.meta.tally);
+    let text = "";
+    try { text = await response.text(); } finally { landing.delete(entry.id); }
     const fresh = new DOMParser().parseFromString(text, "text/html").body.firstElementChild;
     if (fresh) replace(document.getElementById(fresh.id), fresh);
     showQueued(entry.meta.tally);
@@ -131,7 +198,9 @@ queue.handle("tally", {
       announce("This tally is view only.");
       return;
     }
-    announce(`Not counted: ${await refusal(response)}`);
+    const reason = await refusal(response);
+    if (response.status === 422) note(entry.meta.tally, reason);
+    announce(`Not counted: ${reason}`);
   },
   ended(entry) {
     waiting.delete(entry.id);
@@ -213,11 +282,43 @@ for (const picker of document.querySelectorAll("[data-tally-colours]")) {
 // tells the server what was shown (at the URL the flash names), so it does
 // not flash again: a page view itself never writes.
 
-function arrivals(root) {
-  const flashing = root.matches?.("[data-flash]") ? [root] : [...root.querySelectorAll("[data-flash]")];
-  for (const element of flashing) {
-    if (element.hasAttribute("data-fireworks")) celebrate(element);
+function inView(element) {
+  const box = element.getBoundingClientRect();
+  return box.bottom > 0 && box.top < innerHeight;
+}
+
+// Scrolls a changed row into view, unless the person is busy elsewhere on
+// the page or came back to a row of their own (the address names it).
+async function bringIntoView(element, { onLanding }) {
+  if (inView(element)) return true;
+  const anchored = onLanding && location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (anchored || (!onLanding && Date.now() - lastTouch < IDLE_MS)) return false;
+  const smooth = !reduced();
+  element.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
+  if (smooth) {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 800);
+      addEventListener("scrollend", () => { clearTimeout(timer); resolve(); }, { once: true });
+    });
   }
+  return inView(element);
+}
+
+// Where a changed row was when it celebrated, for tests; nobody sees it.
+function celebrateArrival(element) {
+  element.dataset.celebrated = inView(element) ? "in-view" : "off-screen";
+  celebrate(element);
+}
+
+function arrivals(root, { onLanding = false } = {}) {
+  const flashing = root.matches?.("[data-flash]") ? [root] : [...root.querySelectorAll("[data-flash]")];
+  // The first changed row is brought into view, then celebrates; the rest
+  // celebrate only where they can be seen.
+  flashing.forEach((element, index) => {
+    if (!element.hasAttribute("data-fireworks")) return;
+    if (index === 0) bringIntoView(element, { onLanding }).then((shown) => { if (shown) celebrateArrival(element); });
+    else if (inView(element)) celebrateArrival(element);
+  });
   const token = document.querySelector("input[name=_csrf]")?.value;
   if (!flashing.length || !token || !window.fetch) return;
   const body = new URLSearchParams();
@@ -257,6 +358,12 @@ function reorderWhenIdle() {
 document.addEventListener("kith:swapped", (event) => {
   const element = event.target;
   if (!(element instanceof Element)) return;
+  // An older copy than one shown is put back; the newer one has arrived already.
+  if (keepNewest(element) && !element.isConnected) {
+    tint(document);
+    for (const id of queuedTallies()) showQueued(id);
+    return;
+  }
   tint(element);
   arrivals(element);
   // A live refresh draws the server's count: the queued taps go back on top.
@@ -264,8 +371,9 @@ document.addEventListener("kith:swapped", (event) => {
   reorderWhenIdle();
 });
 
+keepNewest(document);
 tint(document);
-arrivals(document);
+arrivals(document, { onLanding: true });
 
 // Taps left from an earlier visit wait for the network until shown otherwise.
 for (const entry of queue.entries("tally")) waiting.add(entry.id);

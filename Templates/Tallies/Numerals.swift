@@ -10,19 +10,38 @@ public enum Numerals {
     /// The count as the style draws it, with the plain number for assistive
     /// technology alongside.
     public static func render(_ count: Int64, style: Style) -> HTML {
+        let fit = "numeral--fit-\(fit(count, style: style))"
         switch style {
         case .arabic:
-            return "<span class=\"numeral numeral--arabic\">\(arabic(count))</span>"
+            return "<span class=\"numeral numeral--arabic \(fit)\">\(arabic(count))</span>"
         case .roman:
             return """
-                <span class="numeral numeral--roman"><span aria-hidden="true">\(roman(count))</span><span class="visually-hidden">\(arabic(count))</span></span>
+                <span class="numeral numeral--roman \(fit)"><span aria-hidden="true">\(roman(count))</span><span class="visually-hidden">\(arabic(count))</span></span>
                 """
         case .stick:
             return """
-                <span class="numeral numeral--stick"><span class="sticks" aria-hidden="true">\(sticks(count))</span><span class="visually-hidden">\(arabic(count))</span></span>
+                <span class="numeral numeral--stick \(fit)"><span class="sticks" aria-hidden="true">\(sticks(count))</span><span class="visually-hidden">\(arabic(count))</span></span>
                 """
         }
     }
+
+    /// How many characters wide the count is drawn, rounded up to one of a
+    /// few sizes the stylesheet knows (`numeral--fit-N`), so it scales the
+    /// count down to fit its box without script: 999,999,999 is 11, its
+    /// Roman form 18 (overlines take no width). Stick marks wrap in rows,
+    /// so only the "× n" beside a bundle of hundreds counts.
+    public static func fit(_ count: Int64, style: Style) -> Int {
+        let width: Int
+        switch style {
+        case .arabic: width = arabic(count).count
+        case .roman: width = roman(count).unicodeScalars.filter { $0.properties.generalCategory != .nonspacingMark }.count
+        case .stick: width = count >= 100 ? arabic(count / 100).count + 4 : 3
+        }
+        return fitSizes.first { $0 >= width } ?? fitSizes[fitSizes.count - 1]
+    }
+
+    /// The widths `fit` rounds up to; tallies.css has a rule for each.
+    public static let fitSizes = [3, 5, 7, 9, 11, 14, 18, 24, 32, 40]
 
     /// Digits grouped in threes: "12,345".
     public static func arabic(_ count: Int64) -> String {

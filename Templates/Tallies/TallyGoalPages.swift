@@ -64,7 +64,7 @@ extension TallyPages {
     static func goalCard(_ model: FullModel, csrf: String?) -> HTML {
         let goal = model.item.goal
         let form = model.form
-        return card(title: "Goal", """
+        return group(title: "Goal", open: form.errors["goal_target"] != nil || form.errors["goal_period"] != nil, """
             <form class="stack" method="post"\(attribute: "action", model.item.paths.goal)>
             \(Layout.csrfField(csrf))
             \(FormField.number(name: "goal_target", label: "Goal", value: form.values["goal_target"] ?? goal.map { String($0.target) }, hint: "How many to reach, from 1 to 999,999,999.", error: form.errors["goal_target"], min: 1, max: 999_999_999))

@@ -289,47 +289,58 @@ public enum TallyPages {
     public static func full(context: PageContext, model: FullModel) -> HTML {
         let item = model.item
         let csrf = context.csrfToken
-        var sections: [HTML] = []
-        if model.canManage {
-            sections.append(card(title: "Name", """
-                <form class="stack" method="post"\(attribute: "action", item.paths.rename)>
-                \(Layout.csrfField(csrf))
-                \(FormField.text(name: "name", label: "Name", value: model.form.values["name"] ?? item.name, error: model.form.errors["name"], required: true, maxLength: 60))
-                <div>\(Button.secondary("Rename", small: true))</div>
-                </form>
-                """))
-        }
+        // Grouped and collapsed, so on a phone the count owns the screen and
+        // each group opens on its own; a group whose form has an error opens.
+        let errors = model.form.errors
+        var groups: [HTML] = []
+        var count: [HTML] = []
         if item.canChangeCount {
-            sections.append(card(title: "Count", """
+            count.append("""
                 <form class="stack" method="post"\(attribute: "action", item.paths.setCount)>
                 \(Layout.csrfField(csrf))
-                \(FormField.number(name: "count", label: "Set the count to", value: model.form.values["count"] ?? String(item.count), error: model.form.errors["count"], required: true, min: 0, max: 999_999_999))
+                \(FormField.number(name: "count", label: "Set the count to", value: model.form.values["count"] ?? String(item.count), error: errors["count"], required: true, min: 0, max: 999_999_999))
                 <div>\(Button.secondary("Set count", small: true))</div>
                 </form>
                 \(Confirm.button("Reset to 0 now", action: item.paths.reset, csrf: csrf, model.confirm[0], formClass: "tally-reset"))
-                """))
+                """)
         }
-        if model.canManage { sections.append(goalCard(model, csrf: csrf)) }
-        if !model.stepCard.isEmpty { sections.append(card(title: "Step", model.stepCard)) }
-        sections.append(card(title: "Resets", resets(model, csrf: csrf)))
-        sections.append(card(title: "Colour", colour(item)))
-        sections.append(card(title: "Home screen", pinToggle(model, csrf: csrf)))
-        sections.append(card(title: "Friends & permissions", people(model, csrf: csrf)))
-        sections.append(card(title: "Notifications", toggle(
+        if model.canManage {
+            count.append(toggle(
+                action: item.paths.fireworks, field: "fireworks", isOn: item.fireworks, csrf: csrf,
+                note: item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.",
+                button: item.fireworks ? "Turn fireworks off" : "Turn fireworks on"))
+        }
+        if !model.stepCard.isEmpty { count.append("<h3 class=\"tally-group__heading\">Step</h3>\n\(model.stepCard)") }
+        if !count.isEmpty { groups.append(group(title: "Count", open: errors["count"] != nil, count.joined(separator: "\n"))) }
+        if model.canManage { groups.append(goalCard(model, csrf: csrf)) }
+        groups.append(group(title: "Sharing", open: errors["share"] != nil, people(model, csrf: csrf)))
+        var naming: [HTML] = []
+        if model.canManage {
+            naming.append("""
+                <form class="stack" method="post"\(attribute: "action", item.paths.rename)>
+                \(Layout.csrfField(csrf))
+                \(FormField.text(name: "name", label: "Name", value: model.form.values["name"] ?? item.name, error: errors["name"], required: true, maxLength: 60))
+                <div>\(Button.secondary("Rename", small: true))</div>
+                </form>
+                """)
+        }
+        naming.append("<h3 class=\"tally-group__heading\">Resets</h3>\n\(resets(model, csrf: csrf))")
+        naming.append("<h3 class=\"tally-group__heading\">Colour</h3>\n\(colour(item))")
+        groups.append(group(
+            title: model.canManage ? "Name & schedule" : "Schedule & colour", open: errors["name"] != nil || errors["schedule"] != nil,
+            naming.joined(separator: "\n")))
+        groups.append(group(title: "Home screen", open: false, pinToggle(model, csrf: csrf)))
+        groups.append(group(title: "Notifications", open: false, toggle(
             action: item.paths.mute, field: "muted", isOn: model.muted, csrf: csrf,
             note: model.muted ? "You won't hear about friends' changes to this tally." : "Your inbox tells you when friends change this tally.",
             button: model.muted ? "Unmute" : "Mute")))
         if model.canManage {
-            sections.append(card(title: "Fireworks", toggle(
-                action: item.paths.fireworks, field: "fireworks", isOn: item.fireworks, csrf: csrf,
-                note: item.fireworks ? "Fireworks go off when the count goes up." : "Fireworks are off.",
-                button: item.fireworks ? "Turn fireworks off" : "Turn fireworks on")))
-            sections.append(card(title: "Delete", """
+            groups.append(group(title: "Delete", open: false, """
                 <p class="muted">Deleting removes this tally for everyone it is shared with.</p>
                 <div>\(Confirm.button(action: item.paths.delete, csrf: csrf, model.confirm[1]))</div>
                 """))
         } else {
-            sections.append(card(title: "Leave", """
+            groups.append(group(title: "Leave", open: false, """
                 <p class="muted">\(item.owner.name) keeps the tally; it leaves your list.</p>
                 <div>\(Confirm.button(action: item.paths.leave, csrf: csrf, model.confirm[2]))</div>
                 """))
@@ -342,8 +353,8 @@ public enum TallyPages {
                 \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "goal_target", "goal_period", "schedule", "share"]))
                 \(face(model, csrfToken: csrf))
-                <div class="grid tally-settings">
-                \(sections)
+                <div class="tally-settings stack">
+                \(groups)
                 </div>
                 \(model.history)
                 </div>
@@ -362,11 +373,14 @@ public enum TallyPages {
         """
     }
 
-    static func card(title: String, _ body: HTML) -> HTML {
+    /// A settings group: a heading that opens and closes what is under it.
+    static func group(title: String, open: Bool, _ body: HTML) -> HTML {
         """
-        <section class="card stack tally-card"><h2 class="card__title">\(title)</h2>
+        <details class="card tally-group"\(attribute: "open", when: open)><summary class="tally-group__summary"><h2 class="card__title">\(title)</h2></summary>
+        <div class="stack tally-group__body">
         \(body)
-        </section>
+        </div>
+        </details>
         """
     }
 
@@ -408,11 +422,11 @@ public enum TallyPages {
     public static func people(_ model: FullModel, csrf: String?) -> HTML {
         let item = model.item
         let ownerRow: HTML = """
-            <tr><th scope="row" class="tally-person">\(avatar(item.owner, label: "", size: 28)) \(item.owner.name)</th><td>Owner</td></tr>
+            <tr><th scope="row" class="tally-person">\(avatar(item.owner, label: "", size: 28)) \(names(item.owner))</th><td>Owner</td></tr>
             """
         guard model.canManage else {
             let rows = model.people.map { share -> HTML in
-                "<tr><th scope=\"row\" class=\"tally-person\">\(avatar(share.person, label: "", size: 28)) \(share.person.name)</th><td>\(label(share.permission))</td></tr>"
+                "<tr><th scope=\"row\" class=\"tally-person\">\(avatar(share.person, label: "", size: 28)) \(names(share.person))</th><td>\(label(share.permission))</td></tr>"
             }
             return """
                 <div\(attribute: "id", FragmentID.tallyPeople(item.id).rawValue)\(attribute: "data-fragment", item.paths.people)>
@@ -449,9 +463,16 @@ public enum TallyPages {
             "<option\(attribute: "value", value)\(attribute: "selected", when: selected == value)>\(text)</option>"
         }
         return """
-            <tr><th scope="row" class="tally-person"><label\(attribute: "for", id)>\(avatar(share.person, label: "", size: 28)) \(share.person.name)</label></th>
+            <tr><th scope="row" class="tally-person"><label\(attribute: "for", id)>\(avatar(share.person, label: "", size: 28)) \(names(share.person))</label></th>
             <td><span class="select"><select class="field__input"\(attribute: "id", id)\(attribute: "name", "share-\(share.person.id)")>\(options)</select></span></td></tr>
             """
+    }
+
+    /// A person's name with their @username under it, so two friends with
+    /// the same name can be told apart.
+    static func names(_ person: Person) -> HTML {
+        let handle: HTML = person.username.map { "<span class=\"tally-person__handle\">@\($0)</span>" } ?? ""
+        return "<span class=\"tally-person__names\"><span class=\"tally-person__name\">\(person.name)</span>\(handle)</span>"
     }
 
     static func label(_ permission: String) -> String {

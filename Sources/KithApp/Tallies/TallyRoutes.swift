@@ -80,7 +80,8 @@ enum TallyRoutes {
                 try TallyStore.setSort(tx, userID: user.id, sort: sort)
                 tx.afterCommit { TallyLive.publishListChanged(app, users: [user.id]) }
             }
-            return .redirect(to: HomeRoutes.home.path())
+            // Back to the list itself, not the top of the home page.
+            return .redirect(to: HomeRoutes.home.path() + "#" + FragmentID.tallyList.rawValue)
         }
         Endpoint(seenChanges) { context in try seenPost(context) }
         TallyOrderRoutes.endpoints(app)
@@ -101,13 +102,22 @@ enum TallyRoutes {
         }
         Endpoint(increment) { context in
             let clientID = try ClientActions.id(in: context.request.form)
-            return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
-                // A tap sent again (an offline queue's retry) counted the first time.
-                guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
-                guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
-                    throw HTTPError(.unprocessableContent, "This tally can't count any higher.")
+            do {
+                return try change(context, allowed: \.canChangeCount, refusal: "This tally is view only.") { tx, tally, user, now in
+                    // A tap sent again (an offline queue's retry) counted the first time.
+                    guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "tally.increment", now: now) else { return nil }
+                    guard try TallyStore.increment(tx, id: tally.id, by: user.id, now: now) else {
+                        throw HTTPError(.unprocessableContent, atMaximum)
+                    }
+                    return "+\(try TallyStore.step(tx, tallyID: tally.id))"
                 }
-                return "+\(try TallyStore.step(tx, tallyID: tally.id))"
+            } catch let error as HTTPError where error.message == atMaximum && !context.isEnhanced {
+                // The page script says it beside the count; a plain form lands
+                // back at the row with it said at the top. The refused tap
+                // rolled back, its id too, so the same tap may count later.
+                let user = try context.requireUser()
+                try context.app.database.write { tx in try context.flash(tx, atMaximum, kind: .error) }
+                return try answer(context, user: user, tallyID: try context.request.parameter("tally"))
             }
         }
         Endpoint(setCount) { context in try setCountPost(context) }
@@ -357,8 +367,11 @@ enum TallyRoutes {
             }
         }
         let home = HomeRoutes.home.path()
-        return .redirect(to: form["return"] == home ? home : back)
+        // Back at the row that was tapped, not the top of the list.
+        return .redirect(to: form["return"] == home ? home + "#" + FragmentID.tallyRow(tallyID).rawValue : back)
     }
+
+    static let atMaximum = "This tally is at its maximum, 999,999,999, and can't count any higher."
 
     static func setCountPost(_ context: RequestContext) throws -> Response {
         let raw = (context.request.form["count"] ?? "").trimmingCharacters(in: .whitespaces)
