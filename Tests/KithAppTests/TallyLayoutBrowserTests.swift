@@ -93,7 +93,7 @@ struct TallyLayoutBrowserTests {
                 let ratio = try #require(measured["ratio"] as? Double)
                 #expect(ratio >= 0.4, "\(style): the count is \(Int(ratio * 100))% of the screen")
                 #expect(try #require(measured["settingsTop"] as? Double) >= Double(try #require(measured["height"] as? Int)), "\(style): the settings start below the fold")
-                #expect(measured["groups"] as? [String] == ["Count", "Sharing", "Name & schedule", "Notifications", "Delete"])
+                #expect(measured["groups"] as? [String] == ["Count", "Goal", "Sharing", "Name & schedule", "Home screen", "Notifications", "Delete"])
                 #expect(measured["open"] as? Int == 0, "every group starts closed")
                 if style == "stick" { #expect(try #require(measured["marks"] as? Double) >= 32, "stick marks are drawn big") }
                 #expect(try Self.noSidewaysScroll(browser))
