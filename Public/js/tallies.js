@@ -86,7 +86,10 @@ function showQueued(id) {
     const button = form?.querySelector("button");
     if (!button) continue;
     if (button.dataset.server === undefined) button.dataset.server = button.dataset.count;
-    showCount(form, button, Number(button.dataset.server) + queued.length + answered);
+    // Each tap adds the owner's step; the server adds the same (it never
+    // takes the amount from the page), so the shown count matches its answer.
+    const step = Number(form.dataset.step) || 1;
+    showCount(form, button, Number(button.dataset.server) + (queued.length + answered) * step);
     let mark = form.querySelector(".tally-pending");
     if (!stuck) {
       mark?.remove();
@@ -97,7 +100,7 @@ function showQueued(id) {
       mark.className = "tally-pending";
       form.append(mark);
     }
-    mark.textContent = `+${stuck} waiting for network`;
+    mark.textContent = `+${grouped(stuck * step)} waiting for network`;
   }
 }
 

@@ -33,6 +33,8 @@ public enum TallyPages {
         /// Where the page script says a flash was shown.
         public var seenURL: String
         public var fireworks: Bool
+        /// What one tap adds: the page script shows it before the answer.
+        public var step: Int64 = 1
         public var createdAt: Int64
         public var updatedAt: Int64
         public var version: Int64
@@ -191,7 +193,7 @@ public enum TallyPages {
                 """
         }
         return """
-            <form class="tally-count-form" method="post"\(attribute: "action", item.paths.increment) data-increment data-offline-queue\(attribute: "data-style", item.style.rawValue)\(attribute: "data-worker", item.paths.worker)\(attribute: "data-worker-scope", item.paths.workerScope)>
+            <form class="tally-count-form" method="post"\(attribute: "action", item.paths.increment) data-increment data-offline-queue\(attribute: "data-style", item.style.rawValue)\(attribute: "data-step", String(item.step))\(attribute: "data-worker", item.paths.worker)\(attribute: "data-worker-scope", item.paths.workerScope)>
             \(Layout.csrfField(csrfToken))<input type="hidden" name="fragment"\(attribute: "value", fragment)><input type="hidden" name="return"\(attribute: "value", returnTo)>
             <button class="\(classes) tally-count" type="submit"\(attribute: "aria-label", item.spokenName) data-count="\(item.count)">\(numeral)</button>
             </form>

@@ -240,6 +240,25 @@ struct OfflineBrowserTests {
     }
 
     @Test(
+        "a tally with a step of 5 shows each waiting tap as 5, as the server will count it",
+        .enabled(if: enabled, "needs chromium and chromedriver; `make test` installs them"))
+    func waitingTapsShowTheStep() throws {
+        let stage = try Stage(tally: "Laps", count: 0)
+        defer { stage.close() }
+        let (app, ada, tally, base, browser) = (stage.app, stage.ada, stage.tally, stage.base, stage.browser)
+        #expect(try Tallies.post(ada.session, "/tallies/\(tally)/step", [("step", "5")]).status == 303)
+        try browser.navigate(to: base + "/")
+        try Self.goOffline(browser)
+        for _ in 0..<2 { try browser.click("#tally-\(tally) .tally-count") }
+        try waitUntil("two taps of 5 are shown, waiting") {
+            try TallyBrowserTests.spoken(browser, tally) == "Laps, 10, increment" && Self.pending(browser, tally) == "+10 waiting for network"
+        }
+        try browser.setOffline(false)
+        try waitUntil("they arrive as the server counts them") { try Tallies.count(app, tally) == 10 }
+        try waitUntil("and the page agrees") { try TallyBrowserTests.spoken(browser, tally) == "Laps, 10, increment" && Self.pending(browser, tally) == nil }
+    }
+
+    @Test(
         "a tap refused as view only rolls back and shakes; on a tally no longer shared it rolls back and says it is gone",
         .enabled(if: enabled, "needs chromium and chromedriver; `make test` installs them"))
     func refusedTapsRollBack() throws {

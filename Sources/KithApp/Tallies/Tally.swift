@@ -23,6 +23,9 @@ public struct Tally: Scope, Sendable, Equatable {
     public var name: String
     public var count: Int64
     public var fireworks: Bool
+    /// What one tap adds, chosen by the owner (the server adds it; the page
+    /// shows it at once).
+    public var step: Int64 = 1
     public var schedule: TallyResetSchedule
     public var nextResetAt: Int64?
     public var version: Int64

@@ -620,6 +620,7 @@ enum TallyRoutes {
             flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, seenURL: seenChanges.path(), fireworks: tally.fireworks,
             createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version, paths: paths(tally.id))
         item.goal = goalView(tally, app: app)
+        item.step = tally.step
         return item
     }
 

@@ -14,7 +14,7 @@ enum TallyStore {
     /// The columns `tally(row:)` reads; `v` is the viewer's id.
     private static func select(viewerID: Int64) -> SQL {
         """
-        SELECT t.id, t.name, t.count, t.fireworks, t.reset_schedule, t.next_reset_at, t.version, t.created_at, t.updated_at,
+        SELECT t.id, t.name, t.count, t.fireworks, t.step, t.reset_schedule, t.next_reset_at, t.version, t.created_at, t.updated_at,
             t.updated_by_former,
             o.id AS owner_id, o.display_name AS owner_name, o.username AS owner_username, o.avatar AS owner_avatar,
             o.avatar_colour AS owner_colour,
@@ -35,7 +35,7 @@ enum TallyStore {
         let updaterID: Int64? = try row.get("updater_id")
         return Tally(
             id: try row.get("id"), name: try row.get("name"), count: try row.get("count"), fireworks: try row.get("fireworks"),
-            schedule: try row.get("reset_schedule"), nextResetAt: try row.get("next_reset_at"), version: try row.get("version"),
+            step: try row.get("step"), schedule: try row.get("reset_schedule"), nextResetAt: try row.get("next_reset_at"), version: try row.get("version"),
             createdAt: try row.get("created_at"), updatedAt: try row.get("updated_at"),
             owner: Tally.Person(
                 id: try row.get("owner_id"), displayName: try row.get("owner_name"), username: try row.get("owner_username"),
