@@ -18,7 +18,7 @@ enum HomeRoutes {
             // committed in between is missed.
             var page = context.pageContext(topics: context.app.dashboard.topics(for: user))
             (page.stylesheets, page.scripts) = context.app.dashboard.assets
-            let chosen = try context.app.database.read { try leadSection($0, userID: user.id) }
+            let chosen = try context.app.database.read { try HomeStore.leadSection($0, userID: user.id) }
             let sections = try context.app.dashboard.render(for: user, context: context, lead: chosen)
             let choices = context.app.dashboard.leadChoices
             let model = Dashboard.Model(
@@ -35,25 +35,10 @@ enum HomeRoutes {
             }
             let label = choices.first { $0.value == chosen }?.label
             try context.app.database.write { tx in
-                try setLeadSection(tx, userID: user.id, section: chosen.isEmpty ? nil : chosen)
+                try HomeStore.setLeadSection(tx, userID: user.id, section: chosen.isEmpty ? nil : chosen)
                 try context.flash(tx, label.map { "\($0) now come first." } ?? "Sections with something in them now come first.")
             }
             return .redirect(to: home.path())
         }
-    }
-
-    static func leadSection(_ db: some Queryable, userID: Int64) throws -> String? {
-        try db.queryValue("SELECT lead FROM home_preferences WHERE user_id = \(userID)", as: String.self)
-    }
-
-    static func setLeadSection(_ tx: Transaction, userID: Int64, section: String?) throws {
-        guard let section else {
-            try tx.execute("DELETE FROM home_preferences WHERE user_id = \(userID)")
-            return
-        }
-        try tx.execute("""
-            INSERT INTO home_preferences (user_id, lead) VALUES (\(userID), \(section))
-            ON CONFLICT (user_id) DO UPDATE SET lead = excluded.lead
-            """)
     }
 }

@@ -495,7 +495,7 @@ enum PlateRoutes {
                 guard let row = entry.snapshot.rows("plate_players").first, case .integer(let userID)? = row["user_id"] else {
                     throw UndoJournal.tooLate("nothing was kept to put back.")
                 }
-                guard try tx.queryValue("SELECT count(*) FROM users WHERE id = \(userID)", as: Int64.self) == 1 else {
+                guard try AccountStore.user(tx, id: userID) != nil else {
                     throw UndoJournal.tooLate("they have left Kith.")
                 }
                 guard !(try PlateStore.playerIDs(tx, gameID: game.id).contains(userID)) else {

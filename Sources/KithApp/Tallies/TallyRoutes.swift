@@ -249,11 +249,9 @@ enum TallyRoutes {
                 guard let tally = try Tally.load(tallyID, for: user, in: tx), tally.role.canChangeCount, tally.version == version + 1 else {
                     throw UndoJournal.tooLate("\(name) has changed since it was reset.")
                 }
-                try tx.execute("""
-                    UPDATE tallies SET count = \(was["count"] ?? .integer(0)), updated_at = \(was["updated_at"] ?? .integer(now)),
-                        updated_by = (SELECT id FROM users WHERE id = \(was["updated_by"] ?? .null)), version = version + 1
-                    WHERE id = \(tallyID)
-                    """)
+                try TallyStore.restoreCount(
+                    tx, id: tallyID, count: was["count"] ?? .integer(0), updatedAt: was["updated_at"] ?? .integer(now),
+                    updatedBy: was["updated_by"] ?? .null)
                 // Putting the count back is a change of its own in the history.
                 try TallyStore.recordHistory(tx, id: tallyID, kind: .undo, before: 0, by: user.id, now: now)
                 try TallyStore.markSeen(tx, tallyID: tallyID, userID: user.id)

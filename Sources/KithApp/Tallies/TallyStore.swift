@@ -117,6 +117,18 @@ enum TallyStore {
         try recordHistory(tx, id: id, kind: kind, before: before, by: userID, now: now)
     }
 
+    /// A reset taken back: the count, when and by whom it last changed, as
+    /// kept before the reset (the person only if they still have an account).
+    static func restoreCount(
+        _ tx: Transaction, id: Int64, count: DatabaseValue, updatedAt: DatabaseValue, updatedBy: DatabaseValue
+    ) throws {
+        try tx.execute("""
+            UPDATE tallies SET count = \(count), updated_at = \(updatedAt),
+                updated_by = (SELECT id FROM users WHERE id = \(updatedBy)), version = version + 1
+            WHERE id = \(id)
+            """)
+    }
+
     /// What a change to the count was, as `tally_history.kind` stores it.
     enum HistoryKind: String, Sendable, DatabaseValueConvertible {
         case increment, decrement, set, reset, undo
