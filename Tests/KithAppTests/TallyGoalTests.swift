@@ -134,7 +134,7 @@ struct TallyGoalTests {
     }
 
     static func storedGoal(_ app: AppHarness, _ tally: Int64) throws -> TallyGoal? {
-        try app.app.database.read { try TallyGoals.goal($0, tallyID: tally) }
+        try app.app.database.read { try TallyStore.goal($0, tallyID: tally) }
     }
 
     @Test("taps through the server fill the ring; a typed count does not; the home row says the same")

@@ -33,7 +33,7 @@ extension TallyRoutes {
         // Not a change to the count: the version stays, and pages that show
         // the tally refetch it (same version) with the new ring.
         return try change(context, allowed: \.canManage, refusal: goalRefusal) { tx, tally, _, _ in
-            try TallyGoals.setGoal(tx, tallyID: tally.id, goal: goal)
+            try TallyStore.setGoal(tx, tallyID: tally.id, goal: goal)
             return nil
         }
     }

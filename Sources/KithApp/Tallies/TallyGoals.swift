@@ -122,39 +122,12 @@ enum TallyGoals {
         return TallyGoalProgress(goal: goal, done: done, streak: streak)
     }
 
-    // MARK: Storage
-
-    static func goal(_ db: some Queryable, tallyID: Int64) throws -> TallyGoal? {
-        try db.queryOne("SELECT target, period FROM tally_goals WHERE tally_id = \(tallyID)").map {
-            TallyGoal(target: try $0.get("target"), period: try $0.get("period"))
-        }
-    }
-
-    /// Sets the goal, or removes it when nil.
-    static func setGoal(_ tx: Transaction, tallyID: Int64, goal: TallyGoal?) throws {
-        guard let goal else {
-            try tx.execute("DELETE FROM tally_goals WHERE tally_id = \(tallyID)")
-            return
-        }
-        try tx.execute("""
-            INSERT INTO tally_goals (tally_id, target, period) VALUES (\(tallyID), \(goal.target), \(goal.period))
-            ON CONFLICT (tally_id) DO UPDATE SET target = excluded.target, period = excluded.period
-            """)
-    }
-
-    /// The changes that count toward a goal, oldest first.
-    static func changes(_ db: some Queryable, tallyID: Int64) throws -> [Change] {
-        try db.query("""
-            SELECT h.at, h.delta FROM tally_history h
-            WHERE h.tally_id = \(tallyID) AND \(TallyStore.countingRows)
-            ORDER BY h.id
-            """).map { Change(at: try $0.get("at"), delta: try $0.get("delta")) }
-    }
+    // MARK: Now
 
     /// The tally's goal as it stands now, in its owner's zone; nil without a goal.
     static func progress(_ db: some Queryable, tally: Tally, now: Int64) throws -> TallyGoalProgress? {
-        guard let goal = try goal(db, tallyID: tally.id) else { return nil }
+        guard let goal = try TallyStore.goal(db, tallyID: tally.id) else { return nil }
         let zone = try TallyStore.ownerTimeZone(db, tally: tally)
-        return progress(of: goal, changes: try changes(db, tallyID: tally.id), timeZone: zone, now: now)
+        return progress(of: goal, changes: try TallyStore.goalChanges(db, tallyID: tally.id), timeZone: zone, now: now)
     }
 }
