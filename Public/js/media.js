@@ -63,13 +63,17 @@ document.addEventListener("submit", (event) => {
 });
 
 // ---------------------------------------------------------------------------
-// The voice recorder
+// The recorders: a voice note (microphone) or a video (camera)
 //
 // Shown only where recording can work: a secure context with MediaRecorder
-// and a microphone. Elsewhere the file input below it (accept="audio/*"
-// capture) is the way, and stays the way when permission is refused.
+// and a microphone. Elsewhere the file inputs beside them are the way, and
+// stay the way when permission is refused. A video is checked and limited
+// by the server exactly as an uploaded one: it arrives as the same field.
 
-const recordingTypes = ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4", "audio/webm"];
+const recordingTypes = {
+  voice: ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/mp4", "audio/webm"],
+  video: ["video/webm;codecs=vp8,opus", "video/webm;codecs=vp9,opus", "video/webm", "video/mp4"],
+};
 
 function clock(ms) {
   const seconds = Math.floor(ms / 1000);
@@ -80,6 +84,8 @@ function setUpRecorder(root) {
   const canRecord = window.isSecureContext && window.MediaRecorder && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
   if (!canRecord) return;
   root.hidden = false;
+  const video = root.dataset.recorderKind === "video";
+  const field = video ? "video" : "voice";
   const $ = (name) => root.querySelector(`[data-recorder-${name}]`);
   const start = $("start"), stop = $("stop"), timer = $("timer"), preview = $("preview");
   const review = $("review"), save = $("save"), again = $("again"), status = $("status");
@@ -91,6 +97,7 @@ function setUpRecorder(root) {
     duration = 0;
     timer.textContent = "0:00";
     preview.hidden = true;
+    preview.removeAttribute("src");
     review.hidden = true;
     start.hidden = false;
     stop.hidden = true;
@@ -98,13 +105,15 @@ function setUpRecorder(root) {
 
   start.addEventListener("click", async () => {
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      stream = await navigator.mediaDevices.getUserMedia(video ? { audio: true, video: { facingMode: "user" } } : { audio: true });
     } catch {
-      status.textContent = "Kith can't use the microphone here. Choose a recording from a file below instead.";
+      status.textContent = video
+        ? "Kith can't use the camera here. Choose a video from a file above instead."
+        : "Kith can't use the microphone here. Choose a recording from a file below instead.";
       root.hidden = true;
       return;
     }
-    const type = recordingTypes.find((candidate) => MediaRecorder.isTypeSupported(candidate)) || "";
+    const type = recordingTypes[field].find((candidate) => MediaRecorder.isTypeSupported(candidate)) || "";
     recorder = new MediaRecorder(stream, type ? { mimeType: type } : undefined);
     chunks = [];
     recorder.addEventListener("dataavailable", (event) => { if (event.data.size) chunks.push(event.data); });
@@ -112,12 +121,15 @@ function setUpRecorder(root) {
       duration = Date.now() - began;
       clearInterval(ticking);
       stream.getTracks().forEach((track) => track.stop());
-      blob = new Blob(chunks, { type: recorder.mimeType || type || "audio/webm" });
+      blob = new Blob(chunks, { type: recorder.mimeType || type || (video ? "video/webm" : "audio/webm") });
+      preview.srcObject = null;
+      preview.muted = false;
+      preview.controls = true;
       preview.src = URL.createObjectURL(blob);
       preview.hidden = false;
       review.hidden = false;
       stop.hidden = true;
-      status.textContent = `Recorded ${clock(duration)}. Listen, then save it or record again.`;
+      status.textContent = `Recorded ${clock(duration)}. ${video ? "Watch" : "Listen"}, then save it or record again.`;
       save.focus();
     });
     began = Date.now();
@@ -126,7 +138,14 @@ function setUpRecorder(root) {
     start.hidden = true;
     stop.hidden = false;
     review.hidden = true;
-    preview.hidden = true;
+    // A video shows what the camera sees while it records, silently.
+    preview.hidden = !video;
+    if (video) {
+      preview.muted = true;
+      preview.controls = false;
+      preview.srcObject = stream;
+      preview.play().catch(() => {});
+    }
     status.textContent = "Recording…";
     stop.focus();
   });
@@ -138,8 +157,8 @@ function setUpRecorder(root) {
     const form = new FormData();
     const token = document.querySelector("input[name=_csrf]");
     if (token) form.append("_csrf", token.value);
-    const extension = blob.type.includes("ogg") ? "ogg" : blob.type.includes("mp4") ? "m4a" : "webm";
-    form.append("voice", blob, `voice-note.${extension}`);
+    const extension = blob.type.includes("ogg") ? "ogg" : blob.type.includes("mp4") ? (video ? "mp4" : "m4a") : "webm";
+    form.append(field, blob, `${video ? "video" : "voice-note"}.${extension}`);
     form.append("duration_ms", String(duration));
     save.disabled = true;
     send(root.dataset.action, form, progress, status).then(() => { save.disabled = false; });

@@ -80,6 +80,42 @@ public enum MediaViews {
         return OccasionPage.action(action, csrf: csrf, button: button)
     }
 
+    public enum RecorderKind: String, Sendable {
+        /// The microphone; posts the recording as `voice`.
+        case voice
+        /// The camera and microphone; posts the recording as `video`.
+        case video
+    }
+
+    /// Recording in the page (`Public/js/media.js`): record, stop, play it
+    /// back, save or record again. Hidden until the script finds it can
+    /// record here; the file inputs stay the way everywhere else. The
+    /// recording posts to `action` with the page's CSRF token and the
+    /// measured duration, as a file from a form would.
+    public static func recorder(action: String, kind: RecorderKind, title: String, save: String) -> HTML {
+        let preview: HTML =
+            kind == .video
+            ? "<video class=\"recorder__preview recorder__preview--video\" data-recorder-preview controls playsinline hidden></video>"
+            : "<audio class=\"recorder__preview\" data-recorder-preview controls hidden></audio>"
+        return """
+            <div class="recorder stack" data-recorder\(attribute: "data-recorder-kind", kind.rawValue)\(attribute: "data-action", action) hidden>
+            <p class="field__label">\(title)</p>
+            <div class="cluster">
+            <button class="button button--small" type="button" data-recorder-start>Record</button>
+            <button class="button button--small button--danger" type="button" data-recorder-stop hidden>Stop</button>
+            <span class="recorder__timer" data-recorder-timer role="timer" aria-live="off">0:00</span>
+            </div>
+            \(preview)
+            <div class="cluster" data-recorder-review hidden>
+            <button class="button button--small" type="button" data-recorder-save>\(save)</button>
+            <button class="button button--small button--secondary" type="button" data-recorder-again>Record again</button>
+            </div>
+            <progress class="upload-form__progress" max="100" value="0" hidden></progress>
+            <p class="recorder__status muted" data-recorder-status aria-live="polite"></p>
+            </div>
+            """
+    }
+
     /// "1:05" from milliseconds.
     public static func clock(_ milliseconds: Int) -> String {
         let seconds = max(0, milliseconds / 1000)
@@ -137,26 +173,13 @@ public enum MediaViews {
                 <label class="field__label" for="gift-video">A video (MP4, MOV or WebM, up to \(uploads.videoLimitMB) MB)</label>
                 <input class="field__input" id="gift-video" type="file" name="video" accept="video/mp4,video/quicktime,video/webm" required>
                 """, "Upload video"))
-            <div class="recorder stack" data-recorder\(attribute: "data-action", uploads.voiceAction) hidden>
-            <p class="field__label">Record a voice note</p>
-            <div class="cluster">
-            <button class="button button--small" type="button" data-recorder-start>Record</button>
-            <button class="button button--small button--danger" type="button" data-recorder-stop hidden>Stop</button>
-            <span class="recorder__timer" data-recorder-timer role="timer" aria-live="off">0:00</span>
-            </div>
-            <audio class="recorder__preview" data-recorder-preview controls hidden></audio>
-            <div class="cluster" data-recorder-review hidden>
-            <button class="button button--small" type="button" data-recorder-save>Save this voice note</button>
-            <button class="button button--small button--secondary" type="button" data-recorder-again>Record again</button>
-            </div>
-            <progress class="upload-form__progress" max="100" value="0" hidden></progress>
-            <p class="recorder__status muted" data-recorder-status aria-live="polite"></p>
-            </div>
+            \(recorder(action: uploads.voiceAction, kind: .voice, title: "Record a voice note", save: "Save this voice note"))
             \(form(uploads.voiceAction, """
                 <label class="field__label" for="gift-voice">A voice note from a file (M4A, MP3, Ogg, WAV or WebM, up to \(uploads.voiceLimitMB) MB)</label>
                 <input class="field__input" id="gift-voice" type="file" name="voice" accept="audio/*" capture="user" required>
                 <input type="hidden" name="duration_ms" value="">
                 """, "Upload voice note"))
+            \(recorder(action: uploads.videoAction, kind: .video, title: "Or record a video here", save: "Save this video"))
             </section>
             """
     }

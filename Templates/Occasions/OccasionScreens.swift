@@ -339,11 +339,11 @@ public enum OccasionScreens {
     /// content itself with where it stands.
     public static func gift(
         context: PageContext, header: OccasionPage.Header, path: String, title: String, card: GiftCardView?, content: HTML?,
-        note: String?, reportAction: String, reportOnce: String? = nil
+        note: String?, reportAction: String, reportOnce: String? = nil, responses: HTML = ""
     ) -> HTML {
         let shown: HTML =
             card.map { GiftCarousel.render(cards: [$0], balance: header.balance, csrfToken: context.csrfToken) }
-            ?? "<article class=\"card stack\">\(content)</article>"
+            ?? "<article class=\"card stack\" data-gift-content>\(content)</article>\(responses)"
         return OccasionPage.render(
             title: title, context: context, header: header, tab: .gifts, livePath: path,
             body: """

@@ -15,6 +15,8 @@ public struct TimelineEntryView: Sendable, Equatable {
         case adjustment
         /// The finale: the badge opened.
         case finale
+        /// The celebrant thanked a giver (worth no points).
+        case thanks
     }
 
     public var id: Int64

@@ -110,6 +110,7 @@ public enum Timeline {
             case .gift: (fill, label) = (Palette.gold, "Gift unlocked")
             case .adjustment: (fill, label) = (Palette.neutral, "Points adjusted")
             case .finale: (fill, label) = (Palette.purple, "Finale")
+            case .thanks: (fill, label) = (Palette.pink, "Thank-you")
             }
         }
     }
@@ -120,6 +121,7 @@ public enum Timeline {
         static let neutral = "#8C839A"
         static let purple = "#7C5CFC"
         static let red = "#D7262D"
+        static let pink = "#E0529C"
     }
 
     /// A glowing node: a soft halo (the part that breathes), the disc, a
@@ -138,6 +140,8 @@ public enum Timeline {
             mark = "<path d=\"M15 17h10M20 12v10M15 27h10\" fill=\"none\" stroke=\"#FFFFFF\" stroke-width=\"2.4\" stroke-linecap=\"round\"/>"
         case .finale:
             mark = "<path d=\"M20 11l2.6 5.6 6 .6-4.5 4 1.3 6-5.4-3.1-5.4 3.1 1.3-6-4.5-4 6-.6z\" fill=\"#FFFFFF\"/>"
+        case .thanks:
+            mark = "<path d=\"M20 27s-7-4.4-7-9a3.8 3.8 0 0 1 7-2 3.8 3.8 0 0 1 7 2c0 4.6-7 9-7 9z\" fill=\"#FFFFFF\"/>"
         }
         return """
             <svg class="timeline__node timeline__node--\(kind.rawValue)" viewBox="0 0 40 40" width="40" height="40" aria-hidden="true" focusable="false">\

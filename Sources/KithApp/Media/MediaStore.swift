@@ -117,7 +117,10 @@ public final class MediaStore: Sendable {
     /// disk once the transaction commits (a rollback keeps them).
     func collectGarbage(_ tx: Transaction) throws {
         let unused: [String] = try tx.query("""
-            DELETE FROM media_files WHERE sha256 NOT IN (SELECT sha256 FROM occasion_media) RETURNING sha256
+            DELETE FROM media_files
+            WHERE sha256 NOT IN (SELECT sha256 FROM occasion_media)
+              AND sha256 NOT IN (SELECT sha256 FROM occasion_thanks WHERE sha256 IS NOT NULL)
+            RETURNING sha256
             """).map { try $0.get("sha256") }
         guard !unused.isEmpty else { return }
         let paths = unused.map(path(for:))

@@ -233,15 +233,17 @@ enum OccasionPages {
                 ownGiftURL: scope.role.canContribute ? OccasionRoutes.gift.path(scope.id) : nil))
     }
 
-    static func gift(_ context: RequestContext, flash: [Flash] = [], status: HTTPStatus = .ok) throws -> Response {
+    static func gift(
+        _ context: RequestContext, flash: [Flash] = [], status: HTTPStatus = .ok, thanksForm: FormState? = nil
+    ) throws -> Response {
         let giftID = try context.request.parameter("gift", as: Int64.self)
         let (scope, frame, data) = try prepare(context, flash: flash) { db, scope in
             (
                 try OccasionStore.gift(db, occasionID: scope.id, id: giftID), try OccasionStore.members(db, occasionID: scope.id),
-                try OccasionMediaStore.items(db, giftID: giftID)
+                try OccasionMediaStore.items(db, giftID: giftID), try OccasionThanks.data(db, scope: scope, giftID: giftID)
             )
         }
-        let (found, members, items) = data
+        let (found, members, items, responses) = data
         // Who may open a gift's page: the celebrant once it is on offer, its
         // author always, the host once it is sent. Anyone else: not found.
         guard let gift = found else { throw HTTPError.notFound() }
@@ -275,7 +277,11 @@ enum OccasionPages {
                 content: giftContent(
                     gift, items: items, giver: isAuthor ? "you" : FormerMember.name(giver?.displayName), occasionID: scope.id,
                     csrf: context.csrfToken),
-                note: note, reportAction: reportAction, reportOnce: context.onceToken()),
+                note: note, reportAction: reportAction, reportOnce: context.onceToken(),
+                responses: OccasionThanks.view(
+                    responses, gift: gift, giverName: FormerMember.name(giver?.displayName), scope: scope, form: thanksForm,
+                    zone: context.user?.timeZone ?? "UTC", app: context.app
+                ).map { ThanksViews.render($0, csrf: context.csrfToken) } ?? ""),
             status: status)
     }
 
@@ -299,7 +305,7 @@ enum OccasionPages {
             }
             return nil
         }
-        let entries = rows.map { row -> TimelineEntryView in
+        let timed = rows.map { row -> (at: Int64, entry: TimelineEntryView) in
             let kind = TimelineEntryView.Kind(rawValue: row.kind) ?? .challenge
             let title: String
             var detail: String? = nil
@@ -327,12 +333,18 @@ enum OccasionPages {
             case .finale:
                 title = "The finale"
                 detail = row.byHost ? "Called by the host" : "Every gift unlocked"
+            case .thanks:
+                title = "A thank-you"  // thank-yous come from their own table, never from a row
             }
             let time = TimeText.local(row.at, zone: zone)
-            return TimelineEntryView(
+            return (row.at, TimelineEntryView(
                 id: row.id, kind: kind, title: title, detail: detail, points: row.points, when: time.human, isoTime: time.machine,
-                media: mediaFor(row))
+                media: mediaFor(row)))
         }
+        // Thank-yous live in their own table; they join the path by time.
+        let thanks = try OccasionThanks.timelineEntries(
+            db, scope: scope, gifts: gifts, members: try OccasionStore.members(db, occasionID: scope.id), zone: zone, csrf: csrf)
+        let entries = (timed + thanks).enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element.entry)
         let offered = gifts.filter(\.isOffered)
         let everyGift = !offered.isEmpty && offered.allSatisfy { $0.state == .unlocked }
         return TimelineView(

@@ -37,13 +37,15 @@ enum OccasionsFeature {
         feature.dashboard?.start = DashboardSections.Start(
             title: "Occasions", empty: "No occasions yet", action: "Plan one", href: OccasionRoutes.newOccasion.path()
         ) { user, context in try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }.isEmpty }
-        feature.notifications = OccasionNews.kinds
+        feature.notifications = OccasionNews.kinds + OccasionThanks.newsKinds
         // The hook keeps what it needs, not the app: the app holds the hook.
         let media = app.media
         let clock = app.configuration.clock
         let invites = app.invites
         feature.purge = { tx, userID in
             let memberOf = try OccasionStore.occasions(tx, userID: userID).map(\.id)
+            // Their thank-yous first, so their files go in this transaction.
+            try ThanksStore.purge(tx, userID: userID, media: media)
             let emptied = try OccasionStore.purge(tx, userID: userID)
             // Their proofs and uploads go now, not by the user row's cascade
             // later, so the files can be collected in this transaction.
