@@ -1,0 +1,121 @@
+import Foundation
+@testable import KithApp
+import KithTestSupport
+import Testing
+
+@Suite("The reveal and the thanks in real browsers", .serialized)
+struct OccasionRevealBrowserTests {
+    /// Chromium at a given width with a fake microphone and camera that
+    /// need no permission prompt.
+    static func capabilities(width: Int, reducedMotion: Bool = false) -> [String: Any] {
+        var args = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),800",
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required",
+        ]
+        if reducedMotion { args.append("--force-prefers-reduced-motion") }
+        return ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": ["binary": BrowserTests.chromium, "args": args]]]
+    }
+
+    static func text(_ browser: WebDriverSession) throws -> String {
+        try browser.execute("return document.body.innerText;") as? String ?? ""
+    }
+
+    static func fits(_ browser: WebDriverSession) throws -> Bool {
+        (try browser.execute("return document.documentElement.scrollWidth <= window.innerWidth;") as? Bool) == true
+    }
+
+    @Test(
+        "the celebrant unlocks with the reveal (focus in, Escape out), thanks the giver with a recorded voice note, and the giver's open page shows the opening and then the thanks as they happen",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
+    func story() throws {
+        let app = try accountsHarness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let gift = try party.sendGift(party.contributors[0], letter: "Happy birthday! **Forty candles** of love.")
+        try party.price(gift, cost: 10)
+        #expect(try party.complete(try party.addChallenge("Sing", points: 20)).status == 303)
+        let base = "http://127.0.0.1:\(app.port)"
+        let occasion = base + party.base
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let phone = try driver.newSession(capabilities: Self.capabilities(width: 375))
+        defer { phone.delete() }
+        let laptop = try driver.newSession(capabilities: Self.capabilities(width: 1280))
+        defer { laptop.delete() }
+
+        // The giver keeps their gift's page open on a laptop.
+        try BrowserTests.signIn(laptop, base: base, username: "friend_1")
+        try laptop.navigate(to: "\(occasion)/gifts/\(gift)")
+        // The page's live cursor was taken before it was read, so what happens
+        // from here on reaches it whenever its stream connects.
+        #expect(!(try Self.text(laptop).contains("opened your gift")))
+        try laptop.execute("window.__marker = 42;")
+
+        // The celebrant unlocks from the carousel: the gift opens full screen.
+        try BrowserTests.signIn(phone, base: base, username: "alex_star")
+        try phone.navigate(to: "\(occasion)/gifts")
+        try waitUntil("the unlock button is there") {
+            (try phone.execute("return !!document.querySelector('.gift-card__unlock button');") as? Bool) == true
+        }
+        try phone.click(".gift-card__unlock button")
+        try waitUntil("the reveal opens", timeout: 15) {
+            (try phone.execute("return !!document.querySelector('dialog.reveal[open]');") as? Bool) == true
+        }
+        let title = try phone.execute(
+            "const d = document.querySelector('dialog.reveal[open]'); return document.getElementById(d.getAttribute('aria-labelledby')).textContent;")
+            as? String
+        #expect(title == "Letter from Friend 1")
+        #expect(try ConfirmBrowserTests.focusIsInDialog(phone))
+        try waitUntil("the card turns over to the letter") {
+            (try phone.execute("return document.querySelector('dialog.reveal').classList.contains('reveal--open');") as? Bool) == true
+        }
+        #expect(try phone.text("dialog.reveal .reveal__back").contains("Forty candles"))
+        #expect(try Self.fits(phone))
+        #expect(try party.balance() == 10)
+
+        // The giver's open page says so at once, without a reload.
+        try waitUntil("the giver sees the opening live", timeout: 15) { try Self.text(laptop).contains("Alex opened your gift on") }
+
+        // Escape closes the reveal; focus lands on the opened card's link.
+        try ConfirmBrowserTests.pressEscape(driver, phone)
+        try waitUntil("Escape closes the reveal") {
+            (try phone.execute("return !document.querySelector('dialog.reveal');") as? Bool) == true
+        }
+        try waitUntil("focus is back on the gift") {
+            (try phone.execute("return !!document.activeElement && !!document.activeElement.closest('[data-gift]');") as? Bool) == true
+        }
+
+        // The celebrant records a thank-you on the gift's page and sends it.
+        try phone.navigate(to: "\(occasion)/gifts/\(gift)#thanks")
+        try waitUntil("the recorder is offered") {
+            (try phone.execute("return !document.querySelector('.thanks-form [data-recorder]').hidden;") as? Bool) == true
+        }
+        try phone.click(".thanks-form [data-recorder-start]")
+        try waitUntil("it records", timeout: 10) { try Self.text(phone).contains("Recording…") }
+        try waitUntil("a second and a half is recorded", timeout: 10) {
+            (try phone.text(".thanks-form [data-recorder-timer]")) >= "0:01"
+        }
+        Thread.sleep(forTimeInterval: 0.6)
+        try phone.click(".thanks-form [data-recorder-stop]")
+        try waitUntil("the recording can be heard", timeout: 10) {
+            (try phone.execute("return !document.querySelector('.thanks-form [data-recorder-preview]').hidden;") as? Bool) == true
+        }
+        try phone.click(".thanks-form [data-recorder-save]")
+        try waitUntil("the thanks are sent", timeout: 15) { try Self.text(phone).contains("Your thanks to Friend 1") }
+        #expect(try Self.fits(phone))
+
+        // The giver's same page, never reloaded, shows the thanks with a player.
+        try waitUntil("the thanks arrive live", timeout: 15) { try Self.text(laptop).contains("Thanks from Alex") }
+        #expect((try laptop.execute("return window.__marker;") as? Int) == 42, "the page was not reloaded")
+        let source = try laptop.execute("const s = document.querySelector('.thanks audio source'); return s ? s.getAttribute('src') : null;") as? String
+        #expect(source?.contains("/thanks/") == true)
+        let stored = try app.app.database.read { db in
+            try db.queryOne("SELECT media_kind, duration_ms FROM occasion_thanks WHERE gift_id = \(gift)")
+                .map { (try $0.get("media_kind") as String?, try $0.get("duration_ms") as Int?) }
+        }
+        #expect(stored?.0 == "audio")
+        #expect((stored?.1 ?? 0) >= 1000, "the browser's measured duration is kept")
+        try waitUntil("the voice note plays for the giver", timeout: 15) {
+            (try laptop.execute("const a = document.querySelector('.thanks audio'); return !!a && a.readyState >= 1;") as? Bool) == true
+        }
+    }
+}
