@@ -9,13 +9,14 @@
 
 const ENHANCED = { "X-Kith-Enhanced": "1" };
 
-function build(title, content, href) {
+function build(title, notice, content, href) {
   const dialog = document.createElement("dialog");
   dialog.className = "reveal";
   dialog.setAttribute("aria-labelledby", "reveal-title");
   dialog.innerHTML = `
     <div class="reveal__stage">
       <h2 class="reveal__title" id="reveal-title" tabindex="-1"></h2>
+      <p class="reveal__notice" role="status"></p>
       <div class="reveal__card">
         <div class="reveal__front" aria-hidden="true"><span class="reveal__bow">🎁</span></div>
         <div class="reveal__back"></div>
@@ -26,6 +27,7 @@ function build(title, content, href) {
       </div>
     </div>`;
   dialog.querySelector(".reveal__title").textContent = title;
+  dialog.querySelector(".reveal__notice").textContent = notice;
   dialog.querySelector(".reveal__back").append(...content.childNodes);
   dialog.querySelector("[data-reveal-thanks]").href = `${href}#thanks`;
   return dialog;
@@ -47,7 +49,9 @@ async function reveal(form, submitter) {
     return;
   }
   const title = (page.querySelector("main h2") || page.querySelector("title")).textContent.trim();
-  const dialog = build(title, content, response.url);
+  // The server's own word for it ("Unlocked!"), left for the page it sent.
+  const flash = page.querySelector(".flash");
+  const dialog = build(title, flash ? flash.textContent.trim() : "", content, response.url);
   document.body.append(dialog);
   dialog.addEventListener("close", () => {
     dialog.remove();

@@ -64,6 +64,7 @@ struct OccasionRevealBrowserTests {
             "const d = document.querySelector('dialog.reveal[open]'); return document.getElementById(d.getAttribute('aria-labelledby')).textContent;")
             as? String
         #expect(title == "Letter from Friend 1")
+        #expect(try phone.text("dialog.reveal .reveal__notice") == "Unlocked!")
         #expect(try ConfirmBrowserTests.focusIsInDialog(phone))
         try waitUntil("the card turns over to the letter") {
             (try phone.execute("return document.querySelector('dialog.reveal').classList.contains('reveal--open');") as? Bool) == true

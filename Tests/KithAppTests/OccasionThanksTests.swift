@@ -171,6 +171,27 @@ struct OccasionThanksTests {
         #expect(count == 2)
     }
 
+    @Test(
+        "the thanks form with an error, a thank-you with its player, reactions and the timeline pass the Nu HTML checker",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func pagesValidate() throws {
+        let app = try Self.harness()
+        let party = try OccasionParty.make(app, contributors: 2)
+        let (gift, _) = try party.unlockedGift()
+        let directory = try TemporaryDirectory("kith-thanks-html")
+        let refused = try party.thank(party.celebrant, gift: gift)
+        #expect(refused.status == 422)
+        try Data(refused.body).write(to: URL(fileURLWithPath: directory.path + "/thanks-refused.html"))
+        #expect(try party.thank(party.celebrant, gift: gift, words: "Thank you!\nReally.", voice: wavFixture()).status == 303)
+        #expect(try party.react(party.contributors[0], gift: gift, "tears").status == 303)
+        let page = "\(party.base)/gifts/\(gift)"
+        try HTMLValidationTests.expectValid(
+            [
+                ("thanks-giver", party.contributors[0], page), ("thanks-celebrant", party.celebrant, page), ("thanks-host", party.host, page),
+                ("thanks-timeline", party.contributors[0], "\(party.base)/timeline"),
+            ], directory: directory)
+    }
+
     @Test("the rule: thanks and reactions follow an unlocked gift's readers, and the open book lets everyone in")
     func visibilityRule() {
         func sees(_ role: OccasionRole, viewer: Int64, unlocked: Bool = true, book: Bool = false) -> Bool {
