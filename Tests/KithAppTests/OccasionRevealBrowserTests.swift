@@ -119,4 +119,88 @@ struct OccasionRevealBrowserTests {
             (try laptop.execute("const a = document.querySelector('.thanks audio'); return !!a && a.readyState >= 1;") as? Bool) == true
         }
     }
+
+    @Test(
+        "with reduced motion the reveal fades instead of turning, and still shows the gift",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
+    func calmReveal() throws {
+        let app = try accountsHarness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let gift = try party.sendGift(party.contributors[0], letter: "Quietly: happy birthday.")
+        try party.price(gift, cost: 10)
+        #expect(try party.complete(try party.addChallenge("Sing", points: 20)).status == 303)
+        let base = "http://127.0.0.1:\(app.port)"
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let phone = try driver.newSession(capabilities: Self.capabilities(width: 375, reducedMotion: true))
+        defer { phone.delete() }
+        try BrowserTests.signIn(phone, base: base, username: "alex_star")
+        try phone.navigate(to: "\(base)\(party.base)/gifts/\(gift)")
+        try phone.click(".gift-card__unlock button")
+        try waitUntil("the reveal opens", timeout: 15) {
+            (try phone.execute("return !!document.querySelector('dialog.reveal.reveal--open');") as? Bool) == true
+        }
+        #expect((try phone.execute("return matchMedia('(prefers-reduced-motion: reduce)').matches;") as? Bool) == true)
+        let back = "getComputedStyle(document.querySelector('dialog.reveal .reveal__back'))"
+        #expect((try phone.execute("return \(back).transform;") as? String) == "none", "no turn")
+        try waitUntil("the letter fades in") { (try phone.execute("return \(back).opacity;") as? String) == "1" }
+        #expect(try phone.text("dialog.reveal .reveal__back").contains("Quietly: happy birthday."))
+        // Closing on the gift's own page leaves the opened gift behind it.
+        try phone.click("[data-reveal-close]")
+        try waitUntil("the page shows the opened gift", timeout: 15) {
+            (try phone.execute("return !document.querySelector('dialog.reveal') && !!document.querySelector('[data-gift-content]');") as? Bool) == true
+        }
+        #expect(try Self.text(phone).contains("Say thank you to Friend 1"))
+    }
+
+    @Test(
+        "a contributor records a video gift with the camera: a live preview while recording, play it back, record again, save",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
+    func videoGift() throws {
+        let app = try accountsHarness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let base = "http://127.0.0.1:\(app.port)"
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let phone = try driver.newSession(capabilities: Self.capabilities(width: 375))
+        defer { phone.delete() }
+        try BrowserTests.signIn(phone, base: base, username: "friend_1")
+        try phone.navigate(to: "\(base)\(party.base)/gift")
+        let recorder = "[data-recorder-kind=video]"
+        try waitUntil("the video recorder is offered") {
+            (try phone.execute("return !document.querySelector('\(recorder)').hidden;") as? Bool) == true
+        }
+        func record() throws {
+            try phone.click("\(recorder) [data-recorder-start]")
+            try waitUntil("the camera shows in the preview", timeout: 10) {
+                (try phone.execute(
+                    "const v = document.querySelector('\(recorder) video'); return !v.hidden && !!v.srcObject && v.srcObject.getVideoTracks().length === 1;")
+                    as? Bool) == true
+            }
+            try waitUntil("a second is recorded", timeout: 10) { (try phone.text("\(recorder) [data-recorder-timer]")) >= "0:01" }
+            Thread.sleep(forTimeInterval: 0.4)
+            try phone.click("\(recorder) [data-recorder-stop]")
+            try waitUntil("the recording can be watched", timeout: 10) {
+                (try phone.execute(
+                    "const v = document.querySelector('\(recorder) video'); return !v.hidden && !v.srcObject && v.src.startsWith('blob:');")
+                    as? Bool) == true
+            }
+        }
+        try record()
+        try phone.click("\(recorder) [data-recorder-again]")
+        #expect((try phone.execute("return document.querySelector('\(recorder) video').hidden;") as? Bool) == true)
+        try record()
+        #expect(try Self.fits(phone))
+        try phone.click("\(recorder) [data-recorder-save]")
+        try waitUntil("the video is the draft's", timeout: 20) { try Self.text(phone).contains("Video from you") }
+        let stored = try app.app.database.read { db in
+            try db.queryOne("""
+                SELECT g.kind, f.mime_type, m.duration_ms FROM occasion_media m JOIN media_files f USING (sha256)
+                JOIN occasion_gifts g ON g.id = m.gift_id WHERE g.author_id = \(party.userIDs["friend_1"]!)
+                """).map { (try $0.get("kind") as String, try $0.get("mime_type") as String, try $0.get("duration_ms") as Int?) }
+        }
+        #expect(stored?.0 == "video")
+        #expect(stored?.1 == "video/webm")
+        #expect((stored?.2 ?? 0) >= 1000)
+    }
 }
