@@ -59,6 +59,16 @@ struct OccasionThanksTests {
         let party = try OccasionParty.make(app, contributors: 2)
         let (gift, locked) = try party.unlockedGift()
         let page = "\(party.base)/gifts/\(gift)"
+        let giver = party.userIDs["friend_1"]!
+
+        // The giver heard at once, not with the next digest: the entry is in their inbox already.
+        let inbox = { (kind: String) in
+            try app.app.database.read {
+                try $0.queryValue("SELECT count(*) FROM notifications WHERE kind = \(kind) AND user_id = \(giver)", as: Int.self)
+            }
+        }
+        #expect(try inbox("occasion.unlocked") == 1)
+        #expect(try party.contributors[0].get("/inbox").text.contains("Alex Star unlocked your gift in Alex turns 30"))
 
         // The giver's page says when it was opened, before any thanks.
         let before = try party.contributors[0].get(page).text

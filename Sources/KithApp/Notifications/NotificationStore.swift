@@ -90,7 +90,23 @@ enum NotificationStore {
             ORDER BY d.first_event_at, d.id
             LIMIT \(limit)
             """)
-        return try heads.map { head in
+        return try digests(db, heads)
+    }
+
+    /// What waits for `userIDs` of `kind` in `scope`, due or not.
+    static func pendingDigests(_ db: some Queryable, kind: String, scope: String, userIDs: [Int64]) throws -> [DueDigest] {
+        guard !userIDs.isEmpty else { return [] }
+        let heads = try db.query("""
+            SELECT d.id, d.user_id, d.kind, d.scope, d.scope_title, d.first_event_at, d.last_event_at
+            FROM notification_digests d
+            WHERE d.kind = \(kind) AND d.scope = \(scope) AND d.user_id IN (\(list: userIDs))
+            ORDER BY d.first_event_at, d.id
+            """)
+        return try digests(db, heads)
+    }
+
+    static func digests(_ db: some Queryable, _ heads: [Row]) throws -> [DueDigest] {
+        try heads.map { head in
             let id: Int64 = try head.get("id")
             let events = try db.query("""
                 SELECT actor_user_id, actor_name, subject, url, at FROM notification_digest_events

@@ -217,11 +217,37 @@ public final class Notifications: Sendable {
         }
     }
 
+    /// Delivers at once what waits for `userIDs` of `kind` in `scope`,
+    /// whatever the quiet period: for news someone expects the moment it
+    /// happens (their gift was just opened). Call it after the commit that
+    /// recorded the event. Returns what was delivered.
+    @discardableResult
+    public func deliverNow(kind: String, scope: String, to userIDs: [Int64]) throws -> [Delivered] {
+        try sweeping.withLock { _ in
+            let batch = try deliver(now: clock()) { tx in
+                try NotificationStore.pendingDigests(tx, kind: kind, scope: scope, userIDs: userIDs)
+            }
+            let listeners = observers.withLock { $0 }
+            for delivered in batch.delivered {
+                for listener in listeners { listener(delivered) }
+            }
+            return batch.delivered
+        }
+    }
+
     private func deliverBatch(now: Int64) throws -> (found: Int, delivered: [Delivered]) {
+        try deliver(now: now) { tx in
+            try NotificationStore.dueDigests(
+                tx, quietBefore: now - Self.quietPeriod, capBefore: now - Self.maximumDelay, limit: Self.sweepBatch)
+        }
+    }
+
+    private func deliver(
+        now: Int64, _ select: (Transaction) throws -> [NotificationStore.DueDigest]
+    ) throws -> (found: Int, delivered: [Delivered]) {
         let live = self.live
         return try database.write { tx in
-            let due = try NotificationStore.dueDigests(
-                tx, quietBefore: now - Self.quietPeriod, capBefore: now - Self.maximumDelay, limit: Self.sweepBatch)
+            let due = try select(tx)
             var delivered: [Delivered] = []
             for item in due {
                 let digest = item.digest

@@ -112,6 +112,7 @@ enum OccasionActions {
             if outcome == .unlocked { try unlocked(tx, app, scope: scope, gift: gift) }
             return outcome
         }
+        if outcome == .unlocked { GiftReveal.tellGiverNow(app, occasionID: scope.id, giverID: gift.authorID) }
         switch outcome {
         case .unlocked, .alreadyUnlocked:
             return try redirect(context, OccasionRoutes.showGift.path(scope.id, giftID), notice: "unlocked")

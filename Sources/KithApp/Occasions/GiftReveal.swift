@@ -1,0 +1,14 @@
+import KithStorage
+
+/// The moment a gift is opened. The reveal itself is the browser's
+/// (`Public/js/reveal.js`, fed by the gift's own page); the server's part is
+/// telling the giver at once rather than with the next digest.
+enum GiftReveal {
+    /// Delivers the giver's "your gift was opened" now: an inbox entry, the
+    /// inbox badge live, and a push where they turned it on. Called after the
+    /// unlock committed. If it fails the digest is still waiting, and the
+    /// sweeper delivers it within minutes, so the unlock never fails for it.
+    static func tellGiverNow(_ app: KithApp, occasionID: Int64, giverID: Int64) {
+        _ = try? app.notifications.deliverNow(kind: OccasionNews.unlocked, scope: OccasionRoutes.topic(occasionID), to: [giverID])
+    }
+}
