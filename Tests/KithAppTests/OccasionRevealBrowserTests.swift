@@ -13,11 +13,27 @@ struct OccasionRevealBrowserTests {
             "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required",
         ]
         if reducedMotion { args.append("--force-prefers-reduced-motion") }
-        return ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": ["binary": BrowserTests.chromium, "args": args]]]
+        // Headless windows have a minimum width; the phone's is emulated.
+        let options: [String: Any] = [
+            "binary": BrowserTests.chromium, "args": args, "mobileEmulation": ["deviceMetrics": ["width": width, "height": 800, "pixelRatio": 1]],
+        ]
+        return ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]
     }
 
     static func text(_ browser: WebDriverSession) throws -> String {
         try browser.execute("return document.body.innerText;") as? String ?? ""
+    }
+
+    /// Screenshots in both themes, when `KITH_SCREENSHOTS` names a folder;
+    /// the page must fit its width in each.
+    static func bothThemes(_ driver: WebDriver, _ browser: WebDriverSession, _ name: String, showing selector: String? = nil) throws {
+        if let selector { try browser.execute("document.querySelector(arguments[0]).scrollIntoView();", [selector]) }
+        #expect((try browser.execute("return window.innerWidth;") as? Int) == (name.hasSuffix("375") ? 375 : 1280))
+        for theme in ["theme-light", "theme-dark"] {
+            try browser.execute("document.documentElement.classList.remove('theme-light', 'theme-dark'); document.documentElement.classList.add(arguments[0]);", [theme])
+            #expect(try fits(browser), "\(name) fits in \(theme)")
+            try TallyBrowserTests.screenshot(driver, browser, "\(name)-\(theme)")
+        }
     }
 
     static func fits(_ browser: WebDriverSession) throws -> Bool {
@@ -70,7 +86,10 @@ struct OccasionRevealBrowserTests {
             (try phone.execute("return document.querySelector('dialog.reveal').classList.contains('reveal--open');") as? Bool) == true
         }
         #expect(try phone.text("dialog.reveal .reveal__back").contains("Forty candles"))
-        #expect(try Self.fits(phone))
+        try waitUntil("the card has finished turning") {
+            (try phone.execute("return document.querySelector('dialog.reveal .reveal__back').getAnimations().length === 0;") as? Bool) == true
+        }
+        try Self.bothThemes(driver, phone, "reveal-375")
         #expect(try party.balance() == 10)
 
         // The giver's open page says so at once, without a reload.
@@ -102,11 +121,12 @@ struct OccasionRevealBrowserTests {
         }
         try phone.click(".thanks-form [data-recorder-save]")
         try waitUntil("the thanks are sent", timeout: 15) { try Self.text(phone).contains("Your thanks to Friend 1") }
-        #expect(try Self.fits(phone))
+        try Self.bothThemes(driver, phone, "thanks-celebrant-375", showing: "#thanks")
 
         // The giver's same page, never reloaded, shows the thanks with a player.
         try waitUntil("the thanks arrive live", timeout: 15) { try Self.text(laptop).contains("Thanks from Alex") }
         #expect((try laptop.execute("return window.__marker;") as? Int) == 42, "the page was not reloaded")
+        try Self.bothThemes(driver, laptop, "thanks-giver-1280", showing: "#thanks")
         let source = try laptop.execute("const s = document.querySelector('.thanks audio source'); return s ? s.getAttribute('src') : null;") as? String
         #expect(source?.contains("/thanks/") == true)
         let stored = try app.app.database.read { db in
@@ -115,6 +135,16 @@ struct OccasionRevealBrowserTests {
         }
         #expect(stored?.0 == "audio")
         #expect((stored?.1 ?? 0) >= 1000, "the browser's measured duration is kept")
+        // The giver reacts with a heart in place; the celebrant's open page counts it live.
+        try laptop.click(".reactions__button[value=heart]")
+        try waitUntil("the heart is pressed", timeout: 10) {
+            (try laptop.execute("return document.querySelector('.reactions__button[value=heart]').getAttribute('aria-pressed');") as? String) == "true"
+        }
+        #expect((try laptop.execute("return window.__marker;") as? Int) == 42, "reacting did not reload the page")
+        try waitUntil("the celebrant sees the heart live", timeout: 15) {
+            (try phone.execute("const b = document.querySelector('.reactions__button[value=heart]'); return b ? b.getAttribute('aria-label') : null;")
+                as? String)?.contains("1 person reacted with heart") == true
+        }
         try waitUntil("the voice note plays for the giver", timeout: 15) {
             (try laptop.execute("const a = document.querySelector('.thanks audio'); return !!a && a.readyState >= 1;") as? Bool) == true
         }
