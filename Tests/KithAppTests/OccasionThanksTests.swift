@@ -202,6 +202,17 @@ struct OccasionThanksTests {
             ], directory: directory)
     }
 
+    @Test("a gift the host opens from the panel reaches its giver's inbox at once too")
+    func hostUnlockTellsAtOnce() throws {
+        let app = try Self.harness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let gift = try party.sendGift(party.contributors[0], letter: "Hi")
+        try party.price(gift, cost: 10)
+        #expect(!(try party.contributors[0].get("/inbox").text.contains("unlocked your gift")))
+        #expect(try party.post(party.host, "\(party.base)/host/gifts/\(gift)/unlock", [], from: "\(party.base)/host").status == 303)
+        #expect(try party.contributors[0].get("/inbox").text.contains("Hana unlocked your gift in Alex turns 30"))
+    }
+
     @Test("the rule: thanks and reactions follow an unlocked gift's readers, and the open book lets everyone in")
     func visibilityRule() {
         func sees(_ role: OccasionRole, viewer: Int64, unlocked: Bool = true, book: Bool = false) -> Bool {

@@ -331,7 +331,7 @@ enum HostRoutes {
     static func forceUnlock(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         let target = try gift(context, scope)
-        return try act(context, open: true, notice: "unlocked") { tx, scope in
+        let response = try act(context, open: true, notice: "unlocked") { tx, scope in
             let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: target.id, byHost: true, now: context.app.now)
             switch outcome {
             case .unlocked: try OccasionActions.unlocked(tx, context.app, scope: scope, gift: target)
@@ -339,6 +339,8 @@ enum HostRoutes {
             case .notOnOffer, .insufficient: throw HTTPError(.conflict, "Put the gift on offer (give it a price) before unlocking it.")
             }
         }
+        GiftReveal.tellGiverNow(context.app, occasionID: scope.id, giverID: target.authorID)
+        return response
     }
 
     // MARK: Points, the finale, the occasion
