@@ -171,6 +171,36 @@ struct PlateRulesetTests {
         #expect(!points.contains { $0.hasPrefix("TX=") })
     }
 
+    @Test(
+        "North America pages pass the Nu HTML checker: both boards with rarity, a province's page, the list and the settings",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func pagesValidate() throws {
+        let app = try Plates.harness()
+        let dad = try signUpMember(app, "dad", name: "Dad")
+        let game = try Self.gameID(try Self.create(dad.session, scoring: "rarity", dc: true))
+        let mom = try Plates.player(app, "mom", name: "Mom", joining: game)
+        for code in ["RI", "CA-PE", "CA-NU"] { try Plates.spot(dad.session, game, code) }
+        for code in ["RI", "HI"] { try Plates.spot(mom.session, game, code) }
+        var pages: [(name: String, html: String)] = []
+        func add(_ name: String, _ session: WebSession, _ path: String) throws {
+            let response = try session.get(path)
+            #expect(response.status == 200, "\(path)")
+            pages.append((name, response.text))
+        }
+        try add("board-race", mom.session, "/games/\(game)")
+        try add("province", mom.session, "/games/\(game)/states/CA-PE")
+        try add("province-mine", dad.session, "/games/\(game)/states/CA-NU")
+        try add("list", mom.session, "/games/\(game)/spot")
+        try add("players-host", dad.session, "/games/\(game)/players")
+        _ = try dad.session.post("/games/\(game)/mode", [("mode", "collaborative")], csrf: try dad.session.token(from: "/games/\(game)"))
+        try add("board-together", mom.session, "/games/\(game)")
+        let directory = try TemporaryDirectory("kith-plates-na-html")
+        for page in pages {
+            try Data(page.html.utf8).write(to: URL(fileURLWithPath: "\(directory.path)/\(page.name).html"))
+        }
+        try HTMLValidationTests.expectValid(directory: directory.path)
+    }
+
     @Test("the migration keeps existing spots: plate_regions is rebuilt under them and every foreign key still holds")
     func migrationKeepsSpots() throws {
         let directory = try TemporaryDirectory()
