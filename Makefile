@@ -5,7 +5,8 @@
 #   make bench   release build, then the benchmark table (needs wrk)
 #   make bench-attack  release build, then the figures under attack
 #   make fuzz    build the libFuzzer harnesses, run each for SECONDS (60)
-#   make map     regenerate the plate game's map from the vendored us-atlas file
+#   make map     regenerate the plate game's maps from the vendored map data
+#   make map-source  re-extract the North America map data from Natural Earth
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata
@@ -28,7 +29,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps bench-attack fuzz install clean map
+.PHONY: all deps test-deps build release run test bench bench-deps bench-attack fuzz install clean map map-source
 
 all: build
 
@@ -118,8 +119,21 @@ fuzz: deps
 # The plate game's map: Scripts/us-atlas/states-albers-10m.json (TopoJSON,
 # Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which
 # is committed. Python 3 standard library; the same input gives the same bytes.
+#
+# The North America map (rulesets with Canada): Scripts/natural-earth/
+# admin1-us-ca.json (Natural Earth admin-1, longitude and latitude) to
+# Templates/Plates/NorthAmericaMapData.swift, projected and simplified by
+# Scripts/namap.py, also Python 3 standard library.
 map:
 	python3 Scripts/usmap.py
+	python3 Scripts/namap.py
+
+# The vendored North America input, from Debian's r-cran-rnaturalearthdata
+# (Natural Earth's public-domain 1:50m admin-1 set, `states50`; it brings R).
+# Only needed to refresh that file: `make map` and the tests read the copy.
+map-source:
+	$(call ensure_packages,r-cran-rnaturalearthdata)
+	Rscript Scripts/naturalearth.R Scripts/natural-earth/admin1-us-ca.json
 
 # kith in $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith,
 # where the binary looks for them.

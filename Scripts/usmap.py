@@ -210,23 +210,34 @@ def render(states, view_box, licence):
     return "\n".join(lines)
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", default=DEFAULT_INPUT)
-    parser.add_argument("--output", default=DEFAULT_OUTPUT)
-    parser.add_argument("--licence", default=LICENCE_FILE)
+def generate(argv, description, defaults, convert):
+    """The command line both map scripts share: read the input JSON and the
+    licence, `convert(data, licence)` to (Swift text, shape count), and only
+    then write the output, so a refused input leaves nothing behind."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--input", default=defaults[0])
+    parser.add_argument("--output", default=defaults[1])
+    parser.add_argument("--licence", default=defaults[2])
     arguments = parser.parse_args(argv)
     with open(arguments.input, encoding="utf-8") as handle:
-        topology = json.load(handle)
+        data = json.load(handle)
     with open(arguments.licence, encoding="utf-8") as handle:
         licence = handle.read()
+    text, count = convert(data, licence)
+    with open(arguments.output, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+    print("wrote %s: %d shapes, %d bytes" % (arguments.output, count, len(text.encode("utf-8"))))
+
+
+def convert(topology, licence):
     states, view_box = build(topology)
     if len(states) != 51:
         raise SystemExit("expected 50 states and DC, found %d" % len(states))
-    text = render(states, view_box, licence)
-    with open(arguments.output, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    print("wrote %s: %d shapes, %d bytes" % (arguments.output, len(states), len(text.encode("utf-8"))))
+    return render(states, view_box, licence), len(states)
+
+
+def main(argv):
+    generate(argv, __doc__.split("\n\n")[0], (DEFAULT_INPUT, DEFAULT_OUTPUT, LICENCE_FILE), convert)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ const motion = import("./motion.js").catch(() => null);
 // A tap on a state you haven't spotted submits the page's hidden form.
 // A state you have spotted still opens its page, where you can undo.
 document.addEventListener("click", (event) => {
-  const link = event.target instanceof Element && event.target.closest(".usmap--playable a[data-state]");
+  const link = event.target instanceof Element && event.target.closest(".usmap--playable a[data-state], .usmap-chips a[data-state]");
   const form = document.getElementById("plate-map-form");
   if (!link || !form || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   if (link.classList.contains("usmap__state--mine")) return;
@@ -107,7 +107,7 @@ function showQueued() {
   const queued = form ? queue.entries("plate").filter((entry) => entry.action === form.action) : [];
   const states = new Set(queued.map((entry) => entry.meta.state));
   const targets = [
-    ...document.querySelectorAll(".usmap--playable a[data-state], #plate-list button[name=state]"),
+    ...document.querySelectorAll(".usmap--playable a[data-state], .usmap-chips a[data-state], #plate-list button[name=state]"),
   ];
   for (const element of targets) {
     const code = element.dataset.state || element.value;

@@ -10,6 +10,8 @@ public enum PlateBoardPage {
         public var score: Int
         public var isViewer: Bool
         public var isHost: Bool
+        /// Their points, in a game scored by rarity; nil in one scored by count.
+        public var points: Int?
         public init(name: String, colour: Int, score: Int, isViewer: Bool, isHost: Bool) {
             self.name = name
             self.colour = colour
@@ -100,6 +102,8 @@ public enum PlateBoardPage {
         public var paths: Paths
         /// The viewer's own spot just taken back, while it can be undone.
         public var undo: Confirm.UndoNotice?
+        /// The group's points, in a collaborative game scored by rarity.
+        public var groupPoints: Int?
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
@@ -163,26 +167,32 @@ public enum PlateBoardPage {
     /// celebration, the map(s) and the leaderboard.
     public static func board(model: Model, csrfToken: String?) -> HTML {
         let states = model.paths.states
-        let map = USMap.render(
-            statuses: model.statuses,
-            options: USMap.Options(
-                label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
-                playable: model.playable, link: { states[$0] ?? "" }))
+        let options = USMap.Options(
+            label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
+            playable: model.playable, link: { states[$0] ?? "" })
+        let map = USMap.render(statuses: model.statuses, options: options)
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
-            <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
+            <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong>\(pointsText(model.groupPoints))</p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
             \(celebration(model))
             <div class="plate-map">
             <a class="plate-skip" href="#plate-feed">Skip past the map</a>
             \(map)
+            \(USMap.chips(statuses: model.statuses, options: options))
             </div>
             \(legend(model))
             \(model.isCompetitive ? leaderboard(model) : HTML.empty)
             </div>
             """
+    }
+
+    /// " · 17 points" after a count, in a game scored by rarity.
+    static func pointsText(_ points: Int?) -> HTML {
+        guard let points else { return .empty }
+        return " <span class=\"plate-points\">· \(points == 1 ? "1 point" : "\(points) points")</span>"
     }
 
     static func celebration(_ model: Model) -> HTML {
@@ -216,7 +226,7 @@ public enum PlateBoardPage {
                 <li class="plate-leader"><span class="plate-leader__rank">\(index + 1)</span>\
                 <span\(attribute: "class", "plate-swatch plate-swatch--p\(player.colour % USMap.playerColours)") aria-hidden="true"></span>\
                 <span class="plate-leader__name">\(player.name)\(you)</span>\
-                <span class="plate-leader__score">\(player.score) of \(model.target)</span></li>
+                <span class="plate-leader__score">\(player.score) of \(model.target)\(pointsText(player.points))</span></li>
                 """
         }
         let boards = model.otherBoards.map { board -> HTML in

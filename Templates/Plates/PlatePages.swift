@@ -10,7 +10,7 @@ public enum PlateNewPage {
                 <section class="container container--narrow stack roadtrip plate-page">
                 <header class="page-header"><h1 class="road-sign">New plate game</h1>
                 <p>Spot licence plates from all fifty states, over a trip or over a year.</p></header>
-                \(form.summary(order: ["name", "mode"]))
+                \(form.summary(order: ["name", "mode", "countries", "scoring"]))
                 <form class="form stack" method="post"\(attribute: "action", action) novalidate>
                 \(Layout.csrfField(context.csrfToken))\(form.onceField)
                 \(fields(form))
@@ -25,12 +25,20 @@ public enum PlateNewPage {
         """
         \(FormField.text(name: "name", label: "Game name", value: form.values["name"], hint: "Up to 60 characters, like Summer Road Trip.", error: form.errors["name"], required: true, maxLength: 60, autocomplete: "off"))
         \(FormField.radios(name: "mode", legend: "How you play", options: PlateForms.modes, selected: form.values["mode"] ?? "collaborative", error: form.errors["mode"]))
-        \(FormField.checkbox(name: "dc", label: "Washington, DC counts too", checked: form.values["dc"] == "on", hint: "Then a full board is 51."))
+        \(FormField.radios(name: "countries", legend: "Whose plates count", options: PlateForms.countries, selected: form.values["countries"] ?? "us", error: form.errors["countries"]))
+        \(FormField.checkbox(name: "dc", label: "Washington, DC counts too", checked: form.values["dc"] == "on", hint: "One more region to find."))
+        \(FormField.radios(name: "scoring", legend: "Scoring", options: PlateForms.scoring, selected: form.values["scoring"] ?? "count", error: form.errors["scoring"]))
         """
     }
 }
 
 enum PlateForms {
+    static let countries: [(value: String, label: String)] = [
+        ("us", "The 50 states"), ("us-ca", "The 50 states and Canada's 13 provinces and territories"),
+    ]
+    static let scoring: [(value: String, label: String)] = [
+        ("count", "A point a region"), ("rarity", "Rare plates score more (Hawaii 5, Alaska 4, DC 3, Nunavut 5…)"),
+    ]
     static let modes: [(value: String, label: String)] = [
         ("collaborative", "Together: one shared board"), ("competitive", "Race: a board each"),
     ]
@@ -254,7 +262,7 @@ public enum PlatePlayersPage {
             ? """
             <section class="stack" aria-labelledby="plate-settings-title">
             <h2 id="plate-settings-title">Game settings</h2>
-            \(model.form.summary(order: ["name", "mode"]))
+            \(model.form.summary(order: ["name", "mode", "countries", "scoring"]))
             <form class="form stack" method="post"\(attribute: "action", model.settingsAction) novalidate>
             \(Layout.csrfField(context.csrfToken))
             \(PlateNewPage.fields(model.form))

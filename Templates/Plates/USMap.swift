@@ -37,7 +37,99 @@ public struct USMapShape: Sendable, Equatable {
         self.labelY = labelY
         self.path = path
     }
+
+    /// What a plate chip or callout box shows: the postal code, without a
+    /// country prefix (`CA-PE` shows `PE`).
+    public var shortCode: String {
+        guard let dash = code.lastIndex(of: "-") else { return code }
+        return String(code[code.index(after: dash)...])
+    }
+
+    /// The outline's bounding box in map units, read back from the path
+    /// (the generator writes only numbers, commas, spaces and M/L/Z).
+    public var bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var isX = true
+        for token in path.split(whereSeparator: { "MLZ ,".contains($0) }) {
+            guard let value = Double(token) else { continue }
+            if isX { minX = min(minX, value); maxX = max(maxX, value) } else { minY = min(minY, value); maxY = max(maxY, value) }
+            isX.toggle()
+        }
+        return (minX, minY, maxX, maxY)
+    }
 }
+
+/// One drawable map: its regions, its plane, and where the callout boxes
+/// for regions too small to tap go. Two exist: the 50 states and DC
+/// (us-atlas, Albers USA), and North America (Natural Earth, the states,
+/// DC and Canada's provinces and territories), which games whose rules
+/// reach past the US draw.
+public struct MapAtlas: Sendable {
+    public let shapes: [USMapShape]
+    /// The data's plane.
+    public let dataBox: USMapBox
+    /// Callout boxes, north to south, in a column at `calloutX` from `calloutTop`.
+    public let callouts: [String]
+    public let calloutX: Int
+    public let calloutTop: Int
+    /// Regions whose outline is under a finger's 24 CSS px in one direction
+    /// when the map is drawn `phoneWidth` px wide: they get a plate chip
+    /// under the map on a phone.
+    public let smallOnPhone: Set<String>
+    private let byCode: [String: USMapShape]
+
+    /// The narrowest the map is drawn on a phone (a 360 px screen, less margins).
+    public static let phoneWidth = 320.0
+    /// The smallest target a finger should get, in CSS px.
+    public static let minimumTarget = 24.0
+
+    init(shapes: [USMapShape], dataBox: USMapBox, callouts: [String], calloutX: Int, calloutTop: Int) {
+        self.shapes = shapes
+        self.dataBox = dataBox
+        self.callouts = callouts
+        self.calloutX = calloutX
+        self.calloutTop = calloutTop
+        byCode = Dictionary(uniqueKeysWithValues: shapes.map { ($0.code, $0) })
+        let view = Self.widened(dataBox, callouts: callouts.count, x: calloutX, top: calloutTop)
+        let pixelsPerUnit = Self.phoneWidth / Double(view.width)
+        smallOnPhone = Set(shapes.filter { shape in
+            let box = shape.bounds
+            return min(box.maxX - box.minX, box.maxY - box.minY) * pixelsPerUnit < Self.minimumTarget
+        }.map(\.code))
+    }
+
+    /// The 50 states and DC.
+    public static let unitedStates = MapAtlas(
+        shapes: USMapData.shapes, dataBox: USMapData.viewBox, callouts: ["VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"],
+        calloutX: 712, calloutTop: 84)
+
+    /// The states, DC, and Canada's provinces and territories; the callout
+    /// column stands in the Atlantic off the Carolinas.
+    public static let northAmerica = MapAtlas(
+        shapes: NorthAmericaMapData.shapes, dataBox: NorthAmericaMapData.viewBox,
+        callouts: ["CA-PE", "VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"], calloutX: 220, calloutTop: -40)
+
+    /// The map that draws these regions: the US map while every region is
+    /// a US one, North America as soon as one is not.
+    public static func covering(_ codes: Set<String>) -> MapAtlas {
+        codes.allSatisfy { USMapData.shape(code: $0) != nil } ? .unitedStates : .northAmerica
+    }
+
+    public func shape(code: String) -> USMapShape? { byCode[code] }
+
+    /// The data's plane, widened for the callout column.
+    public var viewBox: USMapBox { Self.widened(dataBox, callouts: callouts.count, x: calloutX, top: calloutTop) }
+
+    static func widened(_ data: USMapBox, callouts: Int, x: Int, top: Int) -> USMapBox {
+        let right = x + USMap.calloutWidth + 4
+        let bottom = top + callouts * (USMap.calloutHeight + USMap.calloutGap) + 4
+        return USMapBox(
+            minX: data.minX, minY: data.minY, width: max(data.width, right - data.minX), height: max(data.height, bottom - data.minY))
+    }
+}
+
+/// The generated North America map (`NorthAmericaMapData.swift`, written by `make map`).
+public enum NorthAmericaMapData {}
 
 /// The generated map (`USMapData.swift`, written by `make map`), with lookups.
 public enum USMapData {
@@ -92,8 +184,10 @@ public enum USMap {
         /// Names the map for assistive technology ("Summer Road Trip map").
         public var label: String
         /// Postal codes that take part (the game's rules: 50 states, or 50
-        /// and DC). The others are drawn, but inert and unlabelled.
+        /// and DC, and Canada's regions). The others are drawn, but inert and unlabelled.
         public var playable: Set<String>
+        /// The map drawn: the one that covers `playable`.
+        public var atlas: MapAtlas
         /// Where tapping a state leads, by postal code; nil draws a map to
         /// look at only (another player's board). A page has at most one
         /// playable map: its controls carry ids (`usmap-RI`), so focus
@@ -104,30 +198,22 @@ public enum USMap {
             self.label = label
             self.playable = playable
             self.link = link
+            atlas = MapAtlas.covering(playable)
         }
     }
 
-    /// Callout boxes for the states a finger cannot hit, in a column off
-    /// the Atlantic coast, north to south.
-    static let callouts: [String] = ["VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"]
-    static let calloutX = 712
-    static let calloutTop = 84
     static let calloutWidth = 46
     static let calloutHeight = 24
     static let calloutGap = 3
 
-    /// The data's plane widened on the right for the callout column.
-    public static var viewBox: USMapBox {
-        let data = USMapData.viewBox
-        let right = calloutX + calloutWidth + 4
-        return USMapBox(minX: data.minX, minY: data.minY, width: max(data.width, right - data.minX), height: data.height)
-    }
+    /// The US map's plane, widened on the right for the callout column.
+    public static var viewBox: USMapBox { MapAtlas.unitedStates.viewBox }
 
     public static func render(statuses: [String: Status], options: Options) -> HTML {
         let interactive = options.link != nil
         var parts: [HTML] = []
-        parts.reserveCapacity(USMapData.shapes.count)
-        for shape in USMapData.shapes {
+        parts.reserveCapacity(options.atlas.shapes.count)
+        for shape in options.atlas.shapes {
             parts.append(state(shape, status: statuses[shape.code] ?? .unspotted, options: options))
         }
         let role: HTML =
@@ -135,7 +221,7 @@ public enum USMap {
             ? "role=\"group\"\(attribute: "aria-label", options.label)"
             : "role=\"img\"\(attribute: "aria-label", options.label + ": " + summary(statuses, options))"
         return """
-            <svg class="usmap\(interactive ? " usmap--playable" : "")" xmlns="http://www.w3.org/2000/svg"\(attribute: "viewBox", viewBox.attribute) \(role) focusable="false">
+            <svg class="usmap\(interactive ? " usmap--playable" : "")" xmlns="http://www.w3.org/2000/svg"\(attribute: "viewBox", options.atlas.viewBox.attribute) \(role) focusable="false">
             \(parts.joined(separator: "\n"))
             </svg>
             """
@@ -153,7 +239,7 @@ public enum USMap {
         }
         let classes = "usmap__state usmap__state--\(status.modifier)"
         let outline: HTML = "<path class=\"usmap__shape\"\(attribute: "d", shape.path)/>"
-        let callout = self.callout(for: shape)
+        let callout = self.callout(for: shape, in: options.atlas)
         guard let link = options.link else {
             return "<g\(attribute: "class", classes)>\(outline)\(callout)</g>"
         }
@@ -161,16 +247,40 @@ public enum USMap {
             "<a\(attribute: "id", "usmap-" + shape.code)\(attribute: "class", classes)\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(outline)\(callout)</a>"
     }
 
+    /// Plate chips for the playable regions too small to tap on a phone,
+    /// for under the map: the same links, statuses and `data-state` as the
+    /// map's controls, so the page's script spots from either. The
+    /// stylesheet shows them on narrow screens only, where it hides the
+    /// map's own callout boxes (a 46-unit box is 17 px wide there).
+    /// Nothing for a map to look at only.
+    public static func chips(statuses: [String: Status], options: Options) -> HTML {
+        guard let link = options.link else { return .empty }
+        let small = options.atlas.shapes.filter { options.playable.contains($0.code) && options.atlas.smallOnPhone.contains($0.code) }
+        guard !small.isEmpty else { return .empty }
+        let items = small.map { shape -> HTML in
+            let status = statuses[shape.code] ?? .unspotted
+            return """
+                <li><a\(attribute: "id", "usmap-chip-" + shape.code)\(attribute: "class", "usmap-chip usmap__state usmap__state--\(status.modifier)")\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(shape.shortCode)</a></li>
+                """
+        }
+        return """
+            <ul class="usmap-chips" aria-label="Regions too small to tap on the map">
+            \(items.joined(separator: "\n"))
+            </ul>
+            """
+    }
+
     /// A box with the postal code and a leader line to the state, for the
     /// states in `callouts`; nothing for the rest.
-    static func callout(for shape: USMapShape) -> HTML {
-        guard let index = callouts.firstIndex(of: shape.code) else { return .empty }
-        let top = calloutTop + index * (calloutHeight + calloutGap)
+    static func callout(for shape: USMapShape, in atlas: MapAtlas) -> HTML {
+        guard let index = atlas.callouts.firstIndex(of: shape.code) else { return .empty }
+        let calloutX = atlas.calloutX
+        let top = atlas.calloutTop + index * (calloutHeight + calloutGap)
         let middle = top + calloutHeight / 2
         return """
             <g class="usmap__callout"><line class="usmap__leader" x1="\(calloutX)" y1="\(middle)"\(attribute: "x2", decimal(shape.labelX))\(attribute: "y2", decimal(shape.labelY))/>\
             <rect class="usmap__box" x="\(calloutX)" y="\(top)" width="\(calloutWidth)" height="\(calloutHeight)" rx="4"/>\
-            <text class="usmap__code" x="\(calloutX + calloutWidth / 2)" y="\(middle + 5)" text-anchor="middle">\(shape.code)</text></g>
+            <text class="usmap__code" x="\(calloutX + calloutWidth / 2)" y="\(middle + 5)" text-anchor="middle">\(shape.shortCode)</text></g>
             """
     }
 

@@ -17,7 +17,7 @@ struct PlateBrowserTests {
     }
 
     @Test(
-        "a tap on Rhode Island's callout spots it without a reload, another player's open board follows live, and 'rh' filters the list",
+        "a tap on Rhode Island's chip spots it without a reload, another player's open board follows live, and 'rh' filters the list",
         .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func tapFilterAndLive() throws {
         let app = try Plates.harness()
@@ -42,8 +42,9 @@ struct PlateBrowserTests {
         }
         #expect(try Self.stateLabel(laptop, "RI") == "Rhode Island, not spotted yet")
 
-        // Mom taps Rhode Island's callout box beside the coast.
-        try phone.click("a[data-state=\"RI\"] rect.usmap__box")
+        // Mom taps Rhode Island's plate chip under the map (on a phone the
+        // map's callout boxes give way to chips a finger can hit).
+        try phone.click("#usmap-chip-RI")
         try waitUntil("Rhode Island turns hers") { try Self.stateClass(phone, "RI")?.contains("usmap__state--mine") == true }
         #expect(try BrowserTests.marker(phone) == 42, "the board was swapped in, not reloaded")
         #expect(try phone.currentURL() == base + "/games/\(game)")

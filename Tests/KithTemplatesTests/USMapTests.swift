@@ -221,3 +221,116 @@ struct USMapComponentTests {
         #expect(Self.playable(statuses) == Self.playable(statuses))
     }
 }
+
+/// Canada's provinces and territories, by ISO 3166-2 code.
+let expectedProvinces: [(code: String, name: String)] = [
+    ("CA-AB", "Alberta"), ("CA-BC", "British Columbia"), ("CA-MB", "Manitoba"), ("CA-NB", "New Brunswick"),
+    ("CA-NL", "Newfoundland and Labrador"), ("CA-NS", "Nova Scotia"), ("CA-NT", "Northwest Territories"), ("CA-NU", "Nunavut"),
+    ("CA-ON", "Ontario"), ("CA-PE", "Prince Edward Island"), ("CA-QC", "Québec"), ("CA-SK", "Saskatchewan"), ("CA-YT", "Yukon"),
+]
+
+func northAmerica(_ code: String) throws -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+    try ParsedPath(try #require(MapAtlas.northAmerica.shape(code: code), "\(code)").path).box
+}
+
+@Suite("The North America map data")
+struct NorthAmericaMapDataTests {
+    @Test("every state, DC, province and territory is present once, by name, with codes that cannot collide")
+    func everyRegion() {
+        let shapes = NorthAmericaMapData.shapes
+        #expect(shapes.count == 64)
+        let byCode = Dictionary(grouping: shapes, by: \.code)
+        for expected in expectedStates.map({ ($0.code, $0.name) }) + expectedProvinces.map({ ($0.code, $0.name) }) {
+            #expect(byCode[expected.0]?.count == 1, "\(expected.0)")
+            #expect(byCode[expected.0]?.first?.name == expected.1, "\(expected.0)")
+        }
+        #expect(shapes.map(\.name) == shapes.map(\.name).sorted(), "listed by name")
+        #expect(MapAtlas.northAmerica.shape(code: "CA")?.name == "California", "CA stays California")
+        #expect(MapAtlas.northAmerica.shape(code: "CA-PE")?.shortCode == "PE")
+    }
+
+    @Test("every path is well formed and lies inside the viewBox, with its label inside its own box")
+    func pathsInsideViewBox() throws {
+        let view = NorthAmericaMapData.viewBox
+        for shape in NorthAmericaMapData.shapes {
+            let box = try ParsedPath(shape.path).box
+            #expect(box.minX >= Double(view.minX) && box.maxX <= Double(view.minX + view.width), "\(shape.code) x \(box)")
+            #expect(box.minY >= Double(view.minY) && box.maxY <= Double(view.minY + view.height), "\(shape.code) y \(box)")
+            #expect(box.maxX - box.minX > 0.5 && box.maxY - box.minY > 0.5, "\(shape.code) has an area")
+            #expect(shape.labelX >= box.minX && shape.labelX <= box.maxX && shape.labelY >= box.minY && shape.labelY <= box.maxY, "\(shape.code)")
+        }
+    }
+
+    @Test("regions sit where they belong: Québec north-east of Ontario, Canada north of the US, Alaska beside Yukon")
+    func geography() throws {
+        let quebec = try #require(MapAtlas.northAmerica.shape(code: "CA-QC")), ontario = try #require(MapAtlas.northAmerica.shape(code: "CA-ON"))
+        #expect(quebec.labelX > ontario.labelX && quebec.labelY < ontario.labelY, "Québec is north-east of Ontario")
+        #expect(try northAmerica("CA-BC").minY < northAmerica("WA").minY, "British Columbia is north of Washington")
+        #expect(try northAmerica("CA-NU").maxY < northAmerica("ND").minY, "Nunavut is north of North Dakota")
+        #expect(try northAmerica("CA-NS").minX > northAmerica("ME").minX, "Nova Scotia is east of Maine")
+        #expect(try northAmerica("TX").maxY > northAmerica("CA-AB").maxY, "Texas is south of Alberta")
+        let alaska = try northAmerica("AK"), yukon = try northAmerica("CA-YT")
+        #expect(alaska.maxX > yukon.minX && alaska.minX < yukon.minX && alaska.maxY > yukon.minY, "Alaska borders Yukon: no inset")
+    }
+
+    @Test("Hawaii is an inset in the empty Pacific, clear of every other region")
+    func hawaiiInset() throws {
+        let hawaii = try northAmerica("HI")
+        for shape in NorthAmericaMapData.shapes where shape.code != "HI" {
+            let other = try ParsedPath(shape.path).box
+            let overlaps = hawaii.minX < other.maxX && hawaii.maxX > other.minX && hawaii.minY < other.maxY && hawaii.maxY > other.minY
+            #expect(!overlaps, "\(shape.code) overlaps Hawaii's inset")
+        }
+        #expect(hawaii.maxX < (try northAmerica("CA")).minX, "west of California")
+    }
+}
+
+@Suite("The plate map on a phone")
+struct USMapPhoneTests {
+    static let withCanada = USMapComponentTests.fifty.union(expectedProvinces.map(\.code))
+
+    @Test("a game's rules pick the map: the US map for US regions, North America once Canada counts")
+    func atlasFollowsRules() {
+        #expect(USMap.Options(label: "x", playable: USMapComponentTests.fifty).atlas.shapes.count == 51)
+        #expect(USMap.Options(label: "x", playable: Self.withCanada).atlas.shapes.count == 64)
+        let html = USMap.render(statuses: ["CA-PE": .mine], options: USMap.Options(label: "Trip", playable: Self.withCanada, link: { "/s/" + $0 }))
+            .string
+        #expect(html.contains("viewBox=\"\(MapAtlas.northAmerica.viewBox.attribute)\""))
+        #expect(html.contains("aria-label=\"Prince Edward Island, spotted by you\""))
+        #expect(html.contains(">PE</text>"), "the callout shows the postal code without the country")
+        #expect(html.components(separatedBy: "<a ").count - 1 == 63)
+    }
+
+    @Test("every playable region is at least 24 px across on a 320 px map, or has a plate chip")
+    func everyTargetBigEnough() {
+        for (atlas, playable) in [(MapAtlas.unitedStates, USMapComponentTests.fifty.union(["DC"])), (.northAmerica, Self.withCanada.union(["DC"]))] {
+            let scale = MapAtlas.phoneWidth / Double(atlas.viewBox.width)
+            for code in playable {
+                let shape = atlas.shape(code: code)!
+                let box = shape.bounds
+                let big = min(box.maxX - box.minX, box.maxY - box.minY) * scale >= 24
+                #expect(big != atlas.smallOnPhone.contains(code), "\(code) on a \(atlas.shapes.count)-region map")
+            }
+        }
+        for code in ["RI", "DE", "DC", "CT", "NJ"] { #expect(MapAtlas.unitedStates.smallOnPhone.contains(code), "\(code)") }
+        #expect(!MapAtlas.unitedStates.smallOnPhone.contains("TX"))
+        #expect(MapAtlas.northAmerica.smallOnPhone.contains("CA-PE"))
+        #expect(!MapAtlas.northAmerica.smallOnPhone.contains("CA-QC"))
+    }
+
+    @Test("chips carry the map's link, status and data-state, only for small playable regions, only on a playable map")
+    func chips() throws {
+        let options = USMap.Options(label: "Trip", playable: USMapComponentTests.fifty, link: { "/games/7/states/" + $0 })
+        let html = USMap.chips(statuses: ["RI": .mine, "DE": .others(by: "Mom")], options: options).string
+        #expect(html.hasPrefix("<ul class=\"usmap-chips\""))
+        #expect(html.contains(
+            "<a id=\"usmap-chip-RI\" class=\"usmap-chip usmap__state usmap__state--mine\" href=\"/games/7/states/RI\" aria-label=\"Rhode Island, spotted by you\" data-state=\"RI\" data-name=\"Rhode Island\">RI</a>"
+        ))
+        #expect(html.contains("usmap__state--others\" href=\"/games/7/states/DE\" aria-label=\"Delaware, spotted by Mom\""))
+        #expect(!html.contains("data-state=\"DC\""), "DC is not playable here")
+        #expect(!html.contains("data-state=\"TX\""))
+        let chipCount = html.components(separatedBy: "<a ").count - 1
+        #expect(chipCount == MapAtlas.unitedStates.smallOnPhone.subtracting(["DC"]).count)
+        #expect(USMap.chips(statuses: [:], options: USMap.Options(label: "Mom's board", playable: USMapComponentTests.fifty)).string.isEmpty)
+    }
+}

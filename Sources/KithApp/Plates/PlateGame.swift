@@ -28,11 +28,41 @@ public enum PlateRole: String, Sendable, DatabaseValueConvertible {
     var canRemovePlayers: Bool { self == .host }
 }
 
-/// Which regions a game counts. Rulesets are rows (`plate_rulesets`); these
-/// are the two the game offers today, named as stored.
+/// Which regions a game counts. Rulesets are rows (`plate_rulesets`, with
+/// their regions and each region's points in `plate_ruleset_regions`);
+/// these are the ones the game offers, named as stored. A game picks one
+/// from two choices: which countries' plates count, and whether DC does.
 enum PlateRuleset {
     static let states = "us50"
     static let statesAndDC = "us50dc"
+    static let statesAndCanada = "us50ca"
+    static let statesDCAndCanada = "us50dcca"
+
+    static func name(countries: PlateCountries, dc: Bool) -> String {
+        switch countries {
+        case .us: dc ? statesAndDC : states
+        case .usCanada: dc ? statesDCAndCanada : statesAndCanada
+        }
+    }
+
+    static func countries(_ ruleset: String) -> PlateCountries {
+        ruleset == statesAndCanada || ruleset == statesDCAndCanada ? .usCanada : .us
+    }
+
+    static func countsDC(_ ruleset: String) -> Bool { ruleset == statesAndDC || ruleset == statesDCAndCanada }
+}
+
+/// Whose plates count. Mexico is not offered: the public-domain map data
+/// the map is built from has no Mexican states.
+enum PlateCountries: String, CaseIterable {
+    case us
+    case usCanada = "us-ca"
+}
+
+/// How a game scores: a point a region, or the ruleset's points, which
+/// make rare plates (Hawaii, the territories) worth more.
+public enum PlateScoring: String, Sendable, DatabaseValueConvertible, CaseIterable {
+    case count, rarity
 }
 
 /// A game as one of its players sees it: the game, and the viewer's place
@@ -44,6 +74,7 @@ public struct PlateGameScope: Scope {
     public let name: String
     public let mode: PlateMode
     public let ruleset: String
+    public let scoring: PlateScoring
     public let role: PlateRole
     public let userID: Int64
 

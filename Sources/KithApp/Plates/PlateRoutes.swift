@@ -133,7 +133,7 @@ enum PlateRoutes {
     /// The page frame, taken before the page reads its data (the live cursor).
     static func frame(_ context: RequestContext, topics: [String] = [], flash: [Flash] = []) -> PageContext {
         var frame = context.pageContext(flash: flash, topics: topics)
-        frame.stylesheets = ["css/plates.css"]
+        frame.stylesheets = ["css/plates.css", "css/plate-map.css"]
         frame.scripts = ["js/plates.js"]
         return frame
     }
@@ -161,6 +161,7 @@ enum PlateRoutes {
                 players: try PlateStore.players(db, gameID: game.id), spots: try PlateStore.spots(db, gameID: game.id),
                 firstSpots: game.mode == .collaborative ? try PlateStore.firstSpots(db, gameID: game.id) : [],
                 groupProgress: try PlateStore.groupProgress(db, gameID: game.id),
+                groupPoints: game.scoring == .rarity ? try PlateStore.groupPoints(db, gameID: game.id) : nil,
                 recent: try PlateStore.recentSpots(db, gameID: game.id, limit: feedSize),
                 regions: try PlateStore.regions(db, ruleset: game.ruleset),
                 undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) }
@@ -168,7 +169,9 @@ enum PlateRoutes {
         }
         let target = data.regions.count
         let people = data.players.map {
-            PlateBoardPage.Player(name: $0.name, colour: $0.colour, score: $0.score, isViewer: $0.userID == viewer, isHost: $0.role == .host)
+            var player = PlateBoardPage.Player(name: $0.name, colour: $0.colour, score: $0.score, isViewer: $0.userID == viewer, isHost: $0.role == .host)
+            if game.scoring == .rarity { player.points = $0.points }
+            return player
         }
         let boards = PlateBoards.draw(
             mode: game.mode, viewerID: viewer, spots: data.spots, firstSpots: data.firstSpots, players: data.players)
@@ -207,6 +210,7 @@ enum PlateRoutes {
                 states: Dictionary(uniqueKeysWithValues: data.regions.map { ($0.code, state.path(game.id, $0.code)) }),
                 spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
         model.undo = data.undo
+        if game.mode == .collaborative { model.groupPoints = data.groupPoints }
         return model
     }
 
@@ -266,7 +270,10 @@ enum PlateRoutes {
     }
 
     static func settingsForm(_ game: PlateGameScope) -> FormState {
-        FormState(values: ["name": game.name, "mode": game.mode.rawValue, "dc": game.ruleset == PlateRuleset.statesAndDC ? "on" : ""])
+        FormState(values: [
+            "name": game.name, "mode": game.mode.rawValue, "dc": PlateRuleset.countsDC(game.ruleset) ? "on" : "",
+            "countries": PlateRuleset.countries(game.ruleset).rawValue, "scoring": game.scoring.rawValue,
+        ])
     }
 
     // MARK: Actions
@@ -276,17 +283,27 @@ enum PlateRoutes {
         var name: String
         var mode: PlateMode
         var ruleset: String
+        var scoring: PlateScoring
     }
 
     static func validate(_ form: FormData) -> (GameSettings?, FormState) {
         var reader = FormReader(form)
         let name = reader.line("name", label: "the game name", max: PlateStore.nameLimit, required: true)
         let mode = reader.choice("mode", PlateMode.self, message: "Choose how you play: together or a race.")
+        // Forms from before these two choices existed leave them out: the US, a point a region.
+        let countries =
+            (form["countries"] ?? "").isEmpty
+            ? PlateCountries.us : reader.choice("countries", PlateCountries.self, message: "Choose whose plates count: the US, or the US and Canada.")
+        let scoring =
+            (form["scoring"] ?? "").isEmpty
+            ? PlateScoring.count : reader.choice("scoring", PlateScoring.self, message: "Choose how spots score: a point each, or rare plates worth more.")
         var state = reader.state
         state.values["dc"] = form["dc"] == "on" ? "on" : ""
-        guard state.isValid, let name, let mode else { return (nil, state) }
-        let ruleset = form["dc"] == "on" ? PlateRuleset.statesAndDC : PlateRuleset.states
-        return (GameSettings(name: name, mode: mode, ruleset: ruleset), state)
+        state.values["countries"] = state.values["countries"] ?? PlateCountries.us.rawValue
+        state.values["scoring"] = state.values["scoring"] ?? PlateScoring.count.rawValue
+        guard state.isValid, let name, let mode, let countries, let scoring else { return (nil, state) }
+        let ruleset = PlateRuleset.name(countries: countries, dc: form["dc"] == "on")
+        return (GameSettings(name: name, mode: mode, ruleset: ruleset, scoring: scoring), state)
     }
 
     static func trimmed(_ text: String) -> String {
@@ -309,7 +326,8 @@ enum PlateRoutes {
         let now = app.now
         return .redirect(to: try app.database.write { tx in
             try once.run(tx) {
-                let id = try PlateStore.create(tx, name: settings.name, mode: settings.mode, ruleset: settings.ruleset, hostID: user.id, now: now)
+                let id = try PlateStore.create(
+                    tx, name: settings.name, mode: settings.mode, ruleset: settings.ruleset, scoring: settings.scoring, hostID: user.id, now: now)
                 _ = try app.invites.issue(tx, kind: inviteKind, targetID: id, createdBy: user.id, now: now)
                 tx.afterCommit { publish(app, gameID: id, members: [user.id]) }
                 return show.path(id)
@@ -329,7 +347,7 @@ enum PlateRoutes {
             guard game.role.canRename, game.role.canSwitchMode, game.role.canChangeRules else {
                 throw HTTPError.forbidden("Only the host can change the game's settings.")
             }
-            try PlateStore.update(tx, gameID: game.id, name: settings.name, ruleset: settings.ruleset)
+            try PlateStore.update(tx, gameID: game.id, name: settings.name, ruleset: settings.ruleset, scoring: settings.scoring)
             try PlateStore.setMode(tx, gameID: game.id, mode: settings.mode)
             let members = try PlateStore.playerIDs(tx, gameID: game.id)
             try context.flash(tx, "Saved.")

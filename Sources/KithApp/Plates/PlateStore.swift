@@ -40,6 +40,8 @@ struct PlatePlayer: Sendable, Equatable {
     let joinedAt: Int64
     /// Regions of the game's ruleset this player has spotted.
     let score: Int
+    /// Those regions' points in the ruleset (the score when a game scores by rarity).
+    var points: Int = 0
 }
 
 /// A game on someone's dashboard.
@@ -70,20 +72,22 @@ enum PlateStore {
 
     static func scope(_ db: some Queryable, gameID: Int64, userID: Int64) throws -> PlateGameScope? {
         guard let row = try db.queryOne("""
-            SELECT plate_games.name, plate_games.mode, plate_games.ruleset, plate_players.role
+            SELECT plate_games.name, plate_games.mode, plate_games.ruleset, plate_games.scoring, plate_players.role
             FROM plate_games JOIN plate_players ON plate_players.game_id = plate_games.id
             WHERE plate_games.id = \(gameID) AND plate_players.user_id = \(userID)
             """)
         else { return nil }
         return PlateGameScope(
             id: gameID, name: try row.get("name"), mode: try row.get("mode"), ruleset: try row.get("ruleset"),
-            role: try row.get("role"), userID: userID)
+            scoring: try row.get("scoring"), role: try row.get("role"), userID: userID)
     }
 
     /// A new game with its host, in the caller's transaction.
-    static func create(_ tx: Transaction, name: String, mode: PlateMode, ruleset: String, hostID: Int64, now: Int64) throws -> Int64 {
+    static func create(
+        _ tx: Transaction, name: String, mode: PlateMode, ruleset: String, scoring: PlateScoring = .count, hostID: Int64, now: Int64
+    ) throws -> Int64 {
         try tx.execute("""
-            INSERT INTO plate_games (name, mode, ruleset, created_at) VALUES (\(name), \(mode), \(ruleset), \(now))
+            INSERT INTO plate_games (name, mode, ruleset, scoring, created_at) VALUES (\(name), \(mode), \(ruleset), \(scoring), \(now))
             """)
         let id = tx.lastInsertRowID
         try tx.execute("""
@@ -97,8 +101,8 @@ enum PlateStore {
         try db.queryValue("SELECT name FROM plate_games WHERE id = \(gameID)", as: String.self)
     }
 
-    static func update(_ tx: Transaction, gameID: Int64, name: String, ruleset: String) throws {
-        try tx.execute("UPDATE plate_games SET name = \(name), ruleset = \(ruleset) WHERE id = \(gameID)")
+    static func update(_ tx: Transaction, gameID: Int64, name: String, ruleset: String, scoring: PlateScoring) throws {
+        try tx.execute("UPDATE plate_games SET name = \(name), ruleset = \(ruleset), scoring = \(scoring) WHERE id = \(gameID)")
     }
 
     static func setMode(_ tx: Transaction, gameID: Int64, mode: PlateMode) throws {
@@ -148,10 +152,12 @@ enum PlateStore {
     // MARK: Players
 
     /// Everyone in the game with their score, best first; ties go to whoever
-    /// joined first. The score counts only regions the rules count.
+    /// joined first. The score counts only regions the rules count; in a
+    /// game scored by rarity it is their points, and the order follows them.
     static func players(_ db: some Queryable, gameID: Int64) throws -> [PlatePlayer] {
         try db.query("""
-            SELECT p.user_id, u.display_name, p.role, p.colour, p.joined_at, count(r.region) AS score
+            SELECT p.user_id, u.display_name, p.role, p.colour, p.joined_at, count(r.region) AS score,
+                coalesce(sum(r.points), 0) AS points
             FROM plate_players p
             JOIN plate_games g ON g.id = p.game_id
             JOIN users u ON u.id = p.user_id
@@ -159,12 +165,12 @@ enum PlateStore {
             LEFT JOIN plate_ruleset_regions r ON r.ruleset = g.ruleset AND r.region = s.region
             WHERE p.game_id = \(gameID)
             GROUP BY p.user_id
-            ORDER BY score DESC, p.joined_at, p.user_id
+            ORDER BY CASE g.scoring WHEN 'rarity' THEN points ELSE score END DESC, p.joined_at, p.user_id
             """).map { row in
             PlatePlayer(
                 userID: try row.get("user_id"), name: try row.get("display_name"), role: try row.get("role"),
                 colour: Int(try row.get("colour", as: Int64.self)), joinedAt: try row.get("joined_at"),
-                score: Int(try row.get("score", as: Int64.self)))
+                score: Int(try row.get("score", as: Int64.self)), points: Int(try row.get("points", as: Int64.self)))
         }
     }
 
@@ -276,6 +282,16 @@ enum PlateStore {
             JOIN plate_games g ON g.id = s.game_id
             JOIN plate_ruleset_regions r ON r.ruleset = g.ruleset AND r.region = s.region
             WHERE s.game_id = \(gameID)
+            """, as: Int64.self) ?? 0)
+    }
+
+    /// The group's points in a game scored by rarity: each region anyone
+    /// has spotted counts once, at its points in the game's ruleset.
+    static func groupPoints(_ db: some Queryable, gameID: Int64) throws -> Int {
+        Int(try db.queryValue("""
+            SELECT coalesce(sum(r.points), 0) FROM plate_ruleset_regions r
+            JOIN plate_games g ON g.ruleset = r.ruleset
+            WHERE g.id = \(gameID) AND r.region IN (SELECT region FROM plate_spots WHERE game_id = \(gameID))
             """, as: Int64.self) ?? 0)
     }
 
