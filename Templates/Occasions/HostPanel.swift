@@ -29,8 +29,11 @@ public enum HostPanel {
         public var priceAction: String?
         public var unlockAction: String?
         public var deleteAction: String
-        /// What deleting it would do ("Sam's letter goes for good").
+        /// What deleting it would do ("Sam's letter goes for good"); nil
+        /// for a gift that can't be deleted (unlocked), so no button.
         public var deleteConfirmation: Confirmation?
+        /// The price form's mistakes by field ("cost", "position"), shown beside them.
+        public var priceErrors: [String: String] = [:]
         public init(
             id: Int64, giverName: String, kindLabel: String, stateLabel: String, content: HTML, cost: String, position: String,
             priceAction: String?, unlockAction: String?, deleteAction: String
@@ -219,12 +222,10 @@ public enum HostPanel {
             let price: HTML =
                 gift.priceAction.map { action in
                     """
-                    <form class="cluster price-form" method="post"\(attribute: "action", action)>
+                    <form class="cluster price-form" method="post"\(attribute: "action", action) novalidate>
                     \(Layout.csrfField(csrf))
-                    <label class="field__label"\(attribute: "for", "cost-\(gift.id)")>Cost</label>
-                    <input class="field__input field__input--short" type="number" name="cost" min="1" max="100000" required\(attribute: "id", "cost-\(gift.id)")\(attribute: "value", gift.cost)>
-                    <label class="field__label"\(attribute: "for", "position-\(gift.id)")>Order</label>
-                    <input class="field__input field__input--short" type="number" name="position" min="0" max="1000"\(attribute: "id", "position-\(gift.id)")\(attribute: "value", gift.position)>
+                    \(priceField("cost", label: "Cost", value: gift.cost, range: (1, 100_000), gift: gift))
+                    \(priceField("position", label: "Order", value: gift.position, range: (0, 1000), gift: gift))
                     \(Button.primary(gift.stateLabel == "Waiting for a price" ? "Put on offer" : "Save", small: true))
                     </form>
                     """
@@ -245,6 +246,21 @@ public enum HostPanel {
             ? "<p class=\"muted\">No gifts sent yet. Contributors' drafts stay private until they send them.</p>"
             : "<ul class=\"stack\">\(rows)</ul>"
         return "<section class=\"stack\" aria-labelledby=\"host-gifts-heading\"><h2 id=\"host-gifts-heading\">Gifts</h2>\(body)</section>"
+    }
+
+    /// One number of a gift's price form, with its mistake beside it (wired
+    /// like `FormField`'s: described by, invalid, announced as an error).
+    static func priceField(_ name: String, label: String, value: String, range: (Int, Int), gift: GiftRow) -> HTML {
+        let id = "\(name)-\(gift.id)"
+        let error = gift.priceErrors[name]
+        let errorID = "\(id)-error"
+        let message: HTML = error.map {
+            "<p class=\"field__error\"\(attribute: "id", errorID)><span class=\"visually-hidden\">Error: </span>\($0)</p>"
+        } ?? ""
+        return """
+            <span class="price-form__field"><label class="field__label"\(attribute: "for", id)>\(label)</label>\(message)\
+            <input class="field__input field__input--short" type="number"\(attribute: "name", name)\(attribute: "min", String(range.0))\(attribute: "max", String(range.1))\(attribute: "required", when: name == "cost")\(attribute: "id", id)\(attribute: "value", value)\(attribute: "aria-describedby", error == nil ? nil : errorID)\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "autofocus", when: error != nil && (name == "cost" || gift.priceErrors["cost"] == nil))></span>
+            """
     }
 
     static func challengeRows(_ rows: [ChallengeRow], csrf: String?, bounds: (Int, Int)?) -> HTML {
