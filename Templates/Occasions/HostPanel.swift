@@ -175,11 +175,18 @@ public enum HostPanel {
             \(invite.rotateConfirmation.map { Confirm.button("New link (the old one stops working)", action: invite.rotateAction, csrf: csrf, $0) } ?? "")</div>
             """
         }
+        // A long page on a phone: jump links to each part, in page order.
+        let sectionNav: HTML = """
+            <nav class="host-nav" aria-label="Host panel sections"><ul class="host-nav__list">\
+            \(sections.map { id, label in "<li><a class=\"host-nav__link\"\(attribute: "href", "#" + id)>\(label)</a></li>" as HTML })\
+            </ul></nav>
+            """
         return OccasionPage.render(
             title: "Host panel", context: context, header: header, tab: .host, livePath: header.paths.host,
             body: """
                 <div class="stack host-panel">
                 \(celebrant)
+                \(sectionNav)
                 <section class="stack" aria-labelledby="invites-heading"><h2 id="invites-heading">Invite links</h2>
                 <div class="grid">\(invites)</div></section>
                 \(economy(model))
@@ -193,6 +200,13 @@ public enum HostPanel {
                 </div>
                 """)
     }
+
+    /// The panel's parts as its navigation names them: (heading id, label).
+    static let sections = [
+        ("invites-heading", "Invites"), ("economy-heading", "Economy"), ("host-gifts-heading", "Gifts"),
+        ("host-challenges-heading", "Challenges"), ("host-dares-heading", "Dares"), ("points-heading", "Points"),
+        ("reports-heading", "Reports"), ("host-people-heading", "People"), ("finale-heading", "Finale"),
+    ]
 
     static func economy(_ model: Model) -> HTML {
         let earnable = model.challengePoints + model.darePoints
