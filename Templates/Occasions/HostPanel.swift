@@ -271,9 +271,17 @@ public enum HostPanel {
         let message: HTML = error.map {
             "<p class=\"field__error\"\(attribute: "id", errorID)><span class=\"visually-hidden\">Error: </span>\($0)</p>"
         } ?? ""
+        // A number field cannot hold what was typed when it is not a number
+        // ("lots"); a text field with the numeric keyboard can, so the
+        // mistake stays in view beside its message.
+        let isNumber = value.isEmpty || Int(value) != nil
+        let kind: HTML =
+            isNumber
+            ? "type=\"number\"\(attribute: "min", String(range.0))\(attribute: "max", String(range.1))"
+            : "type=\"text\" inputmode=\"numeric\""
         return """
-            <span class="price-form__field"><label class="field__label"\(attribute: "for", id)>\(label)</label>\(message)\
-            <input class="field__input field__input--short" type="number"\(attribute: "name", name)\(attribute: "min", String(range.0))\(attribute: "max", String(range.1))\(attribute: "required", when: name == "cost")\(attribute: "id", id)\(attribute: "value", value)\(attribute: "aria-describedby", error == nil ? nil : errorID)\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "autofocus", when: error != nil && (name == "cost" || gift.priceErrors["cost"] == nil))></span>
+            <div class="price-form__field"><label class="field__label"\(attribute: "for", id)>\(label)</label>\(message)\
+            <input class="field__input field__input--short" \(kind)\(attribute: "name", name)\(attribute: "required", when: name == "cost")\(attribute: "id", id)\(attribute: "value", value)\(attribute: "aria-describedby", error == nil ? nil : errorID)\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "autofocus", when: error != nil && (name == "cost" || gift.priceErrors["cost"] == nil))></div>
             """
     }
 

@@ -65,7 +65,7 @@ struct OccasionDefectBrowserTests {
         let word = String(repeating: "Happybirthday", count: 20)
         var gifts: [Int64] = []
         for (index, friend) in party.contributors.enumerated() {
-            let letter = index == 0 ? "\(word)\n\n[\(word)](https://example.org/\(word))\n\n`\(word)`" : "Gift \(index + 1)"
+            let letter = index == 0 ? "\(word)\n\n[\(word)](https://example.org/\(word))\n\n`\(word)`\n\n```\n\(word)\n```" : "Gift \(index + 1)"
             gifts.append(try party.sendGift(friend, letter: letter))
         }
         for gift in gifts { try party.price(gift, cost: 1) }

@@ -288,4 +288,56 @@ struct OccasionDefectTests {
         #expect(text.contains("src=\"media/\(sha.prefix(16)).jpg\""), "the proof photo is in the page")
         #expect(text.contains("media/\(sha.prefix(16)).jpg"), "and in the archive")
     }
+
+    // MARK: Valid pages
+
+    @Test(
+        "the pages these fixes changed pass the Nu HTML checker: the price mistake, the join answers, the empty timeline, the host panel, the keepsake with proofs",
+        .enabled(if: HTMLValidationTests.isAvailable && Tools.python3, "needs Java, the Nu HTML checker and python3"))
+    func changedPagesValidate() throws {
+        let app = try Self.harness()
+        let party = try OccasionParty.make(app, contributors: 2)
+        let codes = try OccasionParty.codes(app, party.id)
+        let directory = try TemporaryDirectory("kith-defect-html")
+        func save(_ name: String, _ response: TestResponse, status: Int) throws {
+            #expect(response.status == status, "\(name)")
+            try Data(response.body).write(to: URL(fileURLWithPath: "\(directory.path)/\(name).html"))
+        }
+        try save("timeline-empty", try party.celebrant.get("\(party.base)/timeline"), status: 200)
+        try save("join-used", try party.visitor.get("/join/\(codes.celebrant)"), status: 409)
+        try save("join-member", try party.host.get("/join/\(codes.contributor)"), status: 200)
+        try save("join-guest", try party.visitor.get("/join/\(codes.contributor)"), status: 200)
+        let gift = try party.sendGift(party.contributors[1], letter: "# Dear Alex\n\nA long one.")
+        try save("price-error", try party.host.post(
+            "\(party.base)/host/gifts/\(gift)/price", [("cost", "lots"), ("position", "")],
+            csrf: try party.host.token(from: "\(party.base)/host")), status: 422)
+        _ = try Self.unlockedGift(party)
+        #expect(try party.complete(try party.addChallenge("Joke", points: 1), proof: "text", text: "Why did the cake cry?").status == 303)
+        try save("host", try party.host.get("\(party.base)/host"), status: 200)
+        try save("gift-host", try party.host.get("\(party.base)/gifts/\(gift)"), status: 200)
+        let zip = try party.host.get("\(party.base)/keepsake")
+        try Data(zip.body).write(to: URL(fileURLWithPath: directory.path + "/keepsake.zip"))
+        let unzip = try runProgram(
+            Tools.path("python3")!, ["-c", "import zipfile,sys; open(sys.argv[2],'wb').write(zipfile.ZipFile(sys.argv[1]).read('index.html'))",
+                                     directory.path + "/keepsake.zip", directory.path + "/keepsake.html"])
+        #expect(unzip.status == 0)
+        try FileManager.default.removeItem(atPath: directory.path + "/keepsake.zip")
+        try HTMLValidationTests.expectValid(directory: directory.path)
+    }
+
+    @Test("the keepsake links its stylesheet, which prints one gift per page; the timeline's sheet prints without its drawing")
+    func printRules() throws {
+        let app = try Self.harness()
+        let party = try OccasionParty.make(app, contributors: 1)
+        let zip = String(decoding: try party.host.get("\(party.base)/keepsake").body, as: UTF8.self)
+        #expect(zip.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
+        let keepsake = String(decoding: try #require(app.app.assets.asset(named: "css/keepsake.css")).bytes, as: UTF8.self)
+        let print = try #require(keepsake.range(of: "@media print").map { String(keepsake[$0.lowerBound...]) })
+        #expect(print.contains(".gift { break-before: page;"))
+        #expect(print.contains("max-height"))
+        #expect(zip.contains("@media print"), "the archive's style.css is that sheet")
+        let timeline = String(decoding: try #require(app.app.assets.asset(named: "css/timeline.css")).bytes, as: UTF8.self)
+        #expect(timeline.contains("@media print"))
+        #expect(try party.celebrant.get("\(party.base)/timeline").text.contains("timeline"))
+    }
 }
