@@ -21,6 +21,17 @@ struct OccasionDefectBrowserTests {
             """, [input, name, type, text])
     }
 
+    /// A phone-sized Chromium, signed in as `username` when given, for `body`.
+    static func onPhone(_ app: AppHarness, as username: String?, _ body: (WebDriver, WebDriverSession, String) throws -> Void) throws {
+        let base = "http://127.0.0.1:\(app.port)"
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let phone = try driver.newSession(capabilities: BrowserTests.capabilities)
+        defer { phone.delete() }
+        if let username { try BrowserTests.signIn(phone, base: base, username: username) }
+        try body(driver, phone, base)
+    }
+
     /// Whether the page is wider than the window (something pushes it sideways).
     static func overflows(_ browser: WebDriverSession) throws -> Bool {
         (try browser.execute("return document.documentElement.scrollWidth > window.innerWidth;") as? Bool) ?? true
@@ -32,12 +43,10 @@ struct OccasionDefectBrowserTests {
     func uploadRefusalMessage() throws {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app, contributors: 1)
-        let base = "http://127.0.0.1:\(app.port)"
-        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
-        defer { driver.stop() }
-        let phone = try driver.newSession(capabilities: BrowserTests.capabilities)
-        defer { phone.delete() }
-        try BrowserTests.signIn(phone, base: base, username: "friend_1")
+        try Self.onPhone(app, as: "friend_1") { _, phone, base in try Self.refusals(app, party, phone, base) }
+    }
+
+    static func refusals(_ app: AppHarness, _ party: OccasionParty, _ phone: WebDriverSession, _ base: String) throws {
         try phone.navigate(to: base + party.base + "/gift")
 
         let forms = [("#gift-photos", "note.jpg", "image/jpeg"), ("#gift-voice", "memo.m4a", "audio/mp4")]
@@ -77,18 +86,15 @@ struct OccasionDefectBrowserTests {
         #expect(zip.status == 200)
         let folder = try TemporaryDirectory("kith-keepsake-print")
         try Data(zip.body).write(to: URL(fileURLWithPath: folder.path + "/keepsake.zip"))
-        let unzip = Process()
-        unzip.executableURL = URL(fileURLWithPath: Tools.path("python3")!)
-        unzip.arguments = ["-m", "zipfile", "-e", folder.path + "/keepsake.zip", folder.path + "/out"]
-        try unzip.run()
-        unzip.waitUntilExit()
-        #expect(unzip.terminationStatus == 0)
+        let unzipped = try runProgram(Tools.path("python3")!, ["-m", "zipfile", "-e", folder.path + "/keepsake.zip", folder.path + "/out"])
+        #expect(unzipped.status == 0)
+        try Self.onPhone(app, as: nil) { driver, phone, _ in
+            try Self.keepsake(at: folder.path + "/out/index.html", word: word, gifts: gifts.count, driver, phone)
+        }
+    }
 
-        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
-        defer { driver.stop() }
-        let phone = try driver.newSession(capabilities: BrowserTests.capabilities)
-        defer { phone.delete() }
-        try phone.navigate(to: "file://\(folder.path)/out/index.html")
+    static func keepsake(at path: String, word: String, gifts: Int, _ driver: WebDriver, _ phone: WebDriverSession) throws {
+        try phone.navigate(to: "file://\(path)")
         try waitUntil("the keepsake's stylesheet applies") {
             (try phone.execute("return getComputedStyle(document.querySelector('.hero')).textAlign;") as? String) == "center"
         }
@@ -102,7 +108,7 @@ struct OccasionDefectBrowserTests {
         #expect(pdf.hasPrefix("%PDF"))
         let pageObjects = try NSRegularExpression(pattern: "/Type\\s*/Page(?![a-zA-Z])")
         let pages = pageObjects.numberOfMatches(in: pdf, range: NSRange(pdf.startIndex..., in: pdf))
-        #expect(pages >= gifts.count + 1, "a page per gift after the cover: \(pages) pages")
+        #expect(pages >= gifts + 1, "a page per gift after the cover: \(pages) pages")
     }
 
     @Test(
@@ -111,12 +117,10 @@ struct OccasionDefectBrowserTests {
     func phoneLayout() throws {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app, contributors: 1)
-        let base = "http://127.0.0.1:\(app.port)"
-        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
-        defer { driver.stop() }
-        let phone = try driver.newSession(capabilities: BrowserTests.capabilities)
-        defer { phone.delete() }
-        try BrowserTests.signIn(phone, base: base, username: "hana_host")
+        try Self.onPhone(app, as: "hana_host") { _, phone, base in try Self.layout(party, phone, base) }
+    }
+
+    static func layout(_ party: OccasionParty, _ phone: WebDriverSession, _ base: String) throws {
         for path in ["/gifts", "/timeline", "/people", "/host"] {
             try phone.navigate(to: base + party.base + path)
             let box = try phone.execute(
