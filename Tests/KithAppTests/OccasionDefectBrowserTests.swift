@@ -117,11 +117,13 @@ struct OccasionDefectBrowserTests {
     func phoneLayout() throws {
         let app = try accountsHarness()
         let party = try OccasionParty.make(app, contributors: 1)
-        try Self.onPhone(app, as: "hana_host") { _, phone, base in try Self.layout(party, phone, base) }
+        let long = String(repeating: "Congratulations", count: 20)
+        let gift = try party.sendGift(party.contributors[0], letter: "# \(long)\n\n```\n\(long)\n```")
+        try Self.onPhone(app, as: "hana_host") { _, phone, base in try Self.layout(party, gift: gift, phone, base) }
     }
 
-    static func layout(_ party: OccasionParty, _ phone: WebDriverSession, _ base: String) throws {
-        for path in ["/gifts", "/timeline", "/people", "/host"] {
+    static func layout(_ party: OccasionParty, gift: Int64, _ phone: WebDriverSession, _ base: String) throws {
+        for path in ["/gifts", "/timeline", "/people", "/host", "/gifts/\(gift)"] {
             try phone.navigate(to: base + party.base + path)
             let box = try phone.execute(
                 """
