@@ -337,7 +337,12 @@ enum HostRoutes {
         if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
         return try act(context) { tx, scope in
             // Unlocked between the page and this request: it stays, as above.
-            guard try OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id) else { throw unlockedGiftStays(scope) }
+            // (Already deleted by an earlier press: nothing more to do.)
+            if try !OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id),
+                try OccasionStore.gift(tx, occasionID: scope.id, id: target.id)?.state == .unlocked
+            {
+                throw unlockedGiftStays(scope)
+            }
             try context.app.media.collectGarbage(tx)
         }
     }
@@ -450,8 +455,8 @@ enum HostRoutes {
         let removed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
             if removed {
-                // The old celebrant link was hers: left working, it would let
-                // anyone holding it take her place, points and unlocked gifts.
+                // The old celebrant link was theirs: left working, it would let
+                // anyone holding it take their place, points and unlocked gifts.
                 if role == .celebrant {
                     _ = try app.invites.rotate(
                         tx, kind: OccasionRoutes.celebrantInvite, targetID: scope.id, by: scope.viewer.userID, now: app.now)
