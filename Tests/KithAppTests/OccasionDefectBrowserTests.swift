@@ -28,6 +28,11 @@ struct OccasionDefectBrowserTests {
         defer { driver.stop() }
         let phone = try driver.newSession(capabilities: BrowserTests.capabilities)
         defer { phone.delete() }
+        // Headless windows have a minimum width above a phone's, so the
+        // page is given a phone's viewport directly.
+        try driver.command(
+            "POST", "/session/\(phone.id)/goog/cdp/execute",
+            ["cmd": "Emulation.setDeviceMetricsOverride", "params": ["width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": true]])
         if let username { try BrowserTests.signIn(phone, base: base, username: username) }
         try body(driver, phone, base)
     }
@@ -99,7 +104,7 @@ struct OccasionDefectBrowserTests {
             (try phone.execute("return getComputedStyle(document.querySelector('.hero')).textAlign;") as? String) == "center"
         }
         let widths = try phone.execute("return [document.documentElement.scrollWidth, window.innerWidth];") as? [Int] ?? []
-        #expect(widths.count == 2 && widths[0] <= widths[1], "page \(widths) at a 375 px window")
+        #expect(widths.count == 2 && widths[1] == 375 && widths[0] <= widths[1], "page \(widths) at a 375 px window")
         #expect(try phone.execute("return document.body.innerText.includes(arguments[0]);", [String(word.prefix(40))]) as? Bool == true)
 
         // Printed: the cover, one page per gift, then the timeline.
@@ -130,7 +135,7 @@ struct OccasionDefectBrowserTests {
                 const r = document.querySelector('.tabs__link--current').getBoundingClientRect();
                 return [r.left, r.right, window.innerWidth, r.height];
                 """) as? [Double] ?? []
-            #expect(box.count == 4 && box[0] >= 0 && box[1] <= box[2], "current tab on \(path) at \(box)")
+            #expect(box.count == 4 && box[2] == 375 && box[0] >= 0 && box[1] <= box[2], "current tab on \(path) at \(box)")
             #expect(box.count == 4 && box[3] >= 24, "tab tall enough to tap")
             #expect(try !Self.overflows(phone), "\(path) overflows sideways")
         }
