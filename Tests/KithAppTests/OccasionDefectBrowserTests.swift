@@ -124,7 +124,40 @@ struct OccasionDefectBrowserTests {
         let party = try OccasionParty.make(app, contributors: 1)
         let long = String(repeating: "Congratulations", count: 20)
         let gift = try party.sendGift(party.contributors[0], letter: "# \(long)\n\n```\n\(long)\n```")
-        try Self.onPhone(app, as: "hana_host") { _, phone, base in try Self.layout(party, gift: gift, phone, base) }
+        try Self.onPhone(app, as: "hana_host") { driver, phone, base in
+            try Self.layout(party, gift: gift, phone, base)
+            try Self.calmButtons(party, driver, phone, base)
+        }
+    }
+
+    /// The host panel's destructive buttons, drawn calm, still read clearly:
+    /// their words against their own background at 4.5:1 or more, in both themes.
+    static func calmButtons(_ party: OccasionParty, _ driver: WebDriver, _ phone: WebDriverSession, _ base: String) throws {
+        var backgrounds: [String] = []
+        for scheme in ["light", "dark"] {
+            try driver.command(
+                "POST", "/session/\(phone.id)/goog/cdp/execute",
+                ["cmd": "Emulation.setEmulatedMedia", "params": ["features": [["name": "prefers-color-scheme", "value": scheme]]]])
+            try phone.navigate(to: base + party.base + "/host")
+            let ratios = try phone.execute(
+                """
+                const channels = (text) => (text.match(/[0-9.]+/g) || []).slice(0, 3).map(Number);
+                const luminance = (rgb) => {
+                  const [r, g, b] = rgb.map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+                  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+                };
+                return [...document.querySelectorAll('.host-panel .button--danger')].map((button) => {
+                  const style = getComputedStyle(button);
+                  const [a, b] = [luminance(channels(style.color)), luminance(channels(style.backgroundColor))];
+                  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+                });
+                """) as? [Double] ?? []
+            #expect(!ratios.isEmpty)
+            #expect(ratios.allSatisfy { $0 >= 4.5 }, "\(scheme): \(ratios)")
+            #expect(try !Self.overflows(phone), "\(scheme) host panel overflows")
+            backgrounds.append(try phone.execute("return getComputedStyle(document.documentElement).getPropertyValue('--page');") as? String ?? "")
+        }
+        #expect(Set(backgrounds).count == 2, "both themes were drawn: \(backgrounds)")
     }
 
     static func layout(_ party: OccasionParty, gift: Int64, _ phone: WebDriverSession, _ base: String) throws {
