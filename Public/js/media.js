@@ -10,10 +10,15 @@
 // it leads to replaces this one. A refusal (4xx page) puts its message in
 // the form's status line instead.
 
+// The refusal's own message, in order of preference. A selector list would
+// take whichever match comes first in the page, which is the page's date
+// line long before the upload's error, so each place is asked in turn.
+const refusalPlaces = ["#upload-error", ".error-page > p:not(.error-page__code)"];
+
 function showRefusal(status, html) {
   const doc = new DOMParser().parseFromString(html, "text/html");
-  const message = doc.querySelector("#upload-error, .form-errors, .error-page p, main p");
-  status.textContent = message ? message.textContent.trim() : "That didn't upload. Please try again.";
+  const found = refusalPlaces.map((place) => doc.querySelector(place)).find((element) => element && element.textContent.trim());
+  status.textContent = found ? found.textContent.trim() : "That didn't upload. Please try again.";
 }
 
 function send(url, body, progress, status) {

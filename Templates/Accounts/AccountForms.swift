@@ -56,10 +56,10 @@ public enum SignUpPage {
 
     /// The time-zone list. On a fresh form the page script selects the
     /// browser's own zone; a form shown again keeps what was chosen.
-    public static func timeZoneField(_ zones: [String], selected: String?, error: String?, fresh: Bool) -> HTML {
+    public static func timeZoneField(_ zones: [String], selected: String?, error: String?, fresh: Bool, hint: String? = nil) -> HTML {
         let field = FormField.select(
             name: "time_zone", label: "Time zone", options: zones.map { ($0, $0.replacingUnderscores()) }, selected: selected,
-            hint: "Tallies reset at your midnight.", error: error)
+            hint: hint ?? "Tallies reset at your midnight.", error: error)
         return "<div\(attribute: "data-time-zone", fresh ? "browser" : "chosen")>\(field)</div>"
     }
 }

@@ -19,7 +19,7 @@ public enum GiftCarousel {
             return """
                 <section class="gift-carousel gift-carousel--empty" aria-label="Gifts">
                 \(balanceLine)
-                \(EmptyState.render(title: "No gifts on offer yet", message: "When a gift is ready for you, it appears here, waiting to be unlocked.", headingLevel: 3))
+                \(EmptyState.render(title: "No gifts on offer yet", message: "When a gift is ready for you, it appears here, waiting to be unlocked."))
                 </section>
                 """
         }
@@ -67,7 +67,7 @@ public enum GiftCarousel {
             </div>
             <p class="gift-card__cost"><span class="badge badge--gold">\(pointsText(card.cost))</span> \(stateLine(card, balance: balance))</p>
             \(body(card, csrfToken: csrfToken))
-            <a class="gift-card__link"\(attribute: "href", card.detailURL) draggable="false">\(linkText(state))<span class="visually-hidden">: \(card.kindLabel) from \(card.giverName)</span></a>
+            \(card.detailURL.isEmpty ? "" : "<a class=\"gift-card__link\"\(attribute: "href", card.detailURL) draggable=\"false\">\(linkText(state))<span class=\"visually-hidden\">: \(card.kindLabel) from \(card.giverName)</span></a>" as HTML)
             </li>
             """
     }

@@ -29,8 +29,11 @@ public enum HostPanel {
         public var priceAction: String?
         public var unlockAction: String?
         public var deleteAction: String
-        /// What deleting it would do ("Sam's letter goes for good").
+        /// What deleting it would do ("Sam's letter goes for good"); nil
+        /// for a gift that can't be deleted (unlocked), so no button.
         public var deleteConfirmation: Confirmation?
+        /// The price form's mistakes by field ("cost", "position"), shown beside them.
+        public var priceErrors: [String: String] = [:]
         public init(
             id: Int64, giverName: String, kindLabel: String, stateLabel: String, content: HTML, cost: String, position: String,
             priceAction: String?, unlockAction: String?, deleteAction: String
@@ -172,11 +175,18 @@ public enum HostPanel {
             \(invite.rotateConfirmation.map { Confirm.button("New link (the old one stops working)", action: invite.rotateAction, csrf: csrf, $0) } ?? "")</div>
             """
         }
+        // A long page on a phone: jump links to each part, in page order.
+        let sectionNav: HTML = """
+            <nav class="host-nav" aria-label="Host panel sections"><ul class="host-nav__list">\
+            \(sections.map { id, label in "<li><a class=\"host-nav__link\"\(attribute: "href", "#" + id)>\(label)</a></li>" as HTML })\
+            </ul></nav>
+            """
         return OccasionPage.render(
             title: "Host panel", context: context, header: header, tab: .host, livePath: header.paths.host,
             body: """
                 <div class="stack host-panel">
                 \(celebrant)
+                \(sectionNav)
                 <section class="stack" aria-labelledby="invites-heading"><h2 id="invites-heading">Invite links</h2>
                 <div class="grid">\(invites)</div></section>
                 \(economy(model))
@@ -190,6 +200,13 @@ public enum HostPanel {
                 </div>
                 """)
     }
+
+    /// The panel's parts as its navigation names them: (heading id, label).
+    static let sections = [
+        ("invites-heading", "Invites"), ("economy-heading", "Economy"), ("host-gifts-heading", "Gifts"),
+        ("host-challenges-heading", "Challenges"), ("host-dares-heading", "Dares"), ("points-heading", "Points"),
+        ("reports-heading", "Reports"), ("host-people-heading", "People"), ("finale-heading", "Finale"),
+    ]
 
     static func economy(_ model: Model) -> HTML {
         let earnable = model.challengePoints + model.darePoints
@@ -219,12 +236,10 @@ public enum HostPanel {
             let price: HTML =
                 gift.priceAction.map { action in
                     """
-                    <form class="cluster price-form" method="post"\(attribute: "action", action)>
+                    <form class="cluster price-form" method="post"\(attribute: "action", action) novalidate>
                     \(Layout.csrfField(csrf))
-                    <label class="field__label"\(attribute: "for", "cost-\(gift.id)")>Cost</label>
-                    <input class="field__input field__input--short" type="number" name="cost" min="1" max="100000" required\(attribute: "id", "cost-\(gift.id)")\(attribute: "value", gift.cost)>
-                    <label class="field__label"\(attribute: "for", "position-\(gift.id)")>Order</label>
-                    <input class="field__input field__input--short" type="number" name="position" min="0" max="1000"\(attribute: "id", "position-\(gift.id)")\(attribute: "value", gift.position)>
+                    \(priceField("cost", label: "Cost", value: gift.cost, range: (1, 100_000), gift: gift))
+                    \(priceField("position", label: "Order", value: gift.position, range: (0, 1000), gift: gift))
                     \(Button.primary(gift.stateLabel == "Waiting for a price" ? "Put on offer" : "Save", small: true))
                     </form>
                     """
@@ -245,6 +260,29 @@ public enum HostPanel {
             ? "<p class=\"muted\">No gifts sent yet. Contributors' drafts stay private until they send them.</p>"
             : "<ul class=\"stack\">\(rows)</ul>"
         return "<section class=\"stack\" aria-labelledby=\"host-gifts-heading\"><h2 id=\"host-gifts-heading\">Gifts</h2>\(body)</section>"
+    }
+
+    /// One number of a gift's price form, with its mistake beside it (wired
+    /// like `FormField`'s: described by, invalid, announced as an error).
+    static func priceField(_ name: String, label: String, value: String, range: (Int, Int), gift: GiftRow) -> HTML {
+        let id = "\(name)-\(gift.id)"
+        let error = gift.priceErrors[name]
+        let errorID = "\(id)-error"
+        let message: HTML = error.map {
+            "<p class=\"field__error\"\(attribute: "id", errorID)><span class=\"visually-hidden\">Error: </span>\($0)</p>"
+        } ?? ""
+        // A number field cannot hold what was typed when it is not a number
+        // ("lots"); a text field with the numeric keyboard can, so the
+        // mistake stays in view beside its message.
+        let isNumber = value.isEmpty || Int(value) != nil
+        let kind: HTML =
+            isNumber
+            ? "type=\"number\"\(attribute: "min", String(range.0))\(attribute: "max", String(range.1))"
+            : "type=\"text\" inputmode=\"numeric\""
+        return """
+            <div class="price-form__field"><label class="field__label"\(attribute: "for", id)>\(label)</label>\(message)\
+            <input class="field__input field__input--short" \(kind)\(attribute: "name", name)\(attribute: "required", when: name == "cost")\(attribute: "id", id)\(attribute: "value", value)\(attribute: "aria-describedby", error == nil ? nil : errorID)\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "autofocus", when: error != nil && (name == "cost" || gift.priceErrors["cost"] == nil))></div>
+            """
     }
 
     static func challengeRows(_ rows: [ChallengeRow], csrf: String?, bounds: (Int, Int)?) -> HTML {

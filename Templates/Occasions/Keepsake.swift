@@ -9,12 +9,20 @@ public enum Keepsake {
         public var when: String
         public var isoTime: String
         public var isGift: Bool
-        public init(title: String, detail: String?, when: String, isoTime: String, isGift: Bool) {
+        /// A completed challenge's proof: what the celebrant wrote, and its photo.
+        public var proofText: String?
+        public var proofMedia: [MediaView]
+        public init(
+            title: String, detail: String?, when: String, isoTime: String, isGift: Bool, proofText: String? = nil,
+            proofMedia: [MediaView] = []
+        ) {
             self.title = title
             self.detail = detail
             self.when = when
             self.isoTime = isoTime
             self.isGift = isGift
+            self.proofText = proofText
+            self.proofMedia = proofMedia
         }
     }
 
@@ -55,8 +63,9 @@ public enum Keepsake {
     public static func render(_ model: Model) -> HTML {
         let moments = model.moments.map { moment -> HTML in
             let detail: HTML = moment.detail.map { "<span class=\"moment__detail\">\($0)</span>" } ?? ""
+            let proof: HTML = moment.proofText.map { "<blockquote class=\"moment__proof\"><p>\($0)</p></blockquote>" } ?? ""
             return """
-                <li\(attribute: "class", moment.isGift ? "moment moment--gift" : "moment")><strong>\(moment.title)</strong>\(detail)<time\(attribute: "datetime", moment.isoTime)>\(moment.when)</time></li>
+                <li\(attribute: "class", moment.isGift ? "moment moment--gift" : "moment")><strong>\(moment.title)</strong>\(detail)<time\(attribute: "datetime", moment.isoTime)>\(moment.when)</time>\(proof)\(MediaViews.render(moment.proofMedia, csrf: nil))</li>
                 """
         }
         let gifts = model.gifts.map { gift -> HTML in

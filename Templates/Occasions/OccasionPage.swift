@@ -71,6 +71,8 @@ public enum OccasionPage {
         public var balance: Int
         public var isOpen: Bool
         public var isHost: Bool
+        /// Only the celebrant spends the points; everyone else is told whose they are.
+        public var isCelebrant = false
         public var paths: Paths
 
         public init(
@@ -95,8 +97,10 @@ public enum OccasionPage {
     /// `livePath` is the page's own address: the live region refetches it.
     /// Pages where someone is writing (a gift, a dare) pass nil, so nothing
     /// is swapped under their typing.
+    /// `showsBalance` is false where the body shows the balance itself (the
+    /// celebrant's gift carousel), so it is said once.
     public static func render(
-        title: String, context: PageContext, header: Header, tab: Tab?, livePath: String?, body: HTML
+        title: String, context: PageContext, header: Header, tab: Tab?, livePath: String?, body: HTML, showsBalance: Bool = true
     ) -> HTML {
         let tabs = Tab.allCases.filter { $0 != .host || header.isHost }.map { item -> HTML in
             let current = item == tab
@@ -119,11 +123,20 @@ public enum OccasionPage {
                 <p class="muted">\(header.celebrantLabel): <strong>\(header.celebrantName)</strong> · You: \(header.roleLabel)</p>
                 </header>
                 <nav class="tabs" aria-label="\(header.name)"><ul class="tabs__list">\(tabs)</ul></nav>
-                \(live)<p class="points-balance" aria-live="polite"><span class="points-balance__value">\(header.balance)</span> <span class="points-balance__label">\(header.balance == 1 ? "point" : "points") to spend</span></p>
+                \(live)\(showsBalance ? balance(header) : "")
                 \(closed)\(body)
                 </div>
                 </div>
                 """)
+    }
+
+    static func balance(_ header: Header) -> HTML {
+        let unit = header.balance == 1 ? "point" : "points"
+        let label: HTML =
+            header.isCelebrant
+            ? "<span class=\"points-balance__label\">\(unit) to spend</span>"
+            : "<span class=\"points-balance__label\">\(unit) for \(header.celebrantName) to spend</span>"
+        return "<p class=\"points-balance\" aria-live=\"polite\"><span class=\"points-balance__value\">\(header.balance)</span> \(label)</p>"
     }
 
     /// A labelled chip: "Hard", "Physical", "20 points".

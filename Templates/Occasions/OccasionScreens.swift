@@ -157,9 +157,16 @@ public enum OccasionScreens {
         return """
             <li\(attribute: "class", classes)>
             <a class="challenge-row__title"\(attribute: "href", item.url)>\(item.title)</a>\(twoInOne)
-            <p class="cluster">\(state)\(OccasionPage.chip(item.difficultyLabel, kind: item.difficulty))\(OccasionPage.chip(item.categoryLabel, kind: "category"))</p>
+            <p class="cluster">\(state)\(chosenChips(item))</p>
             </li>
             """
+    }
+
+    /// A challenge's difficulty and category, which its host chose. A dare's
+    /// author chooses neither (the columns hold defaults), so it shows none.
+    static func chosenChips(_ item: ChallengeItem) -> HTML {
+        guard !item.isDare else { return "" }
+        return "\(OccasionPage.chip(item.difficultyLabel, kind: item.difficulty))\(OccasionPage.chip(item.categoryLabel, kind: "category"))"
     }
 
     // MARK: One challenge
@@ -235,7 +242,7 @@ public enum OccasionScreens {
             <article class="stack challenge-detail">
             <h2>\(item.title)</h2>
             \(item.optionB.map { "<p class=\"muted\">or Option B: \($0)</p>" as HTML } ?? "")
-            <p class="cluster">\(OccasionPage.chip(OccasionPage.points(item.points), kind: "points"))\(OccasionPage.chip(item.difficultyLabel, kind: item.difficulty))\(OccasionPage.chip(item.categoryLabel, kind: "category"))</p>
+            <p class="cluster">\(OccasionPage.chip(OccasionPage.points(item.points), kind: "points"))\(chosenChips(item))</p>
             <div class="prose">\(Markdown.render(model.description))</div>
             \(edit)
             </article>
@@ -287,10 +294,13 @@ public enum OccasionScreens {
                     """
                     : ""
             } ?? ""
+        // Sealed files are files: "No files yet" is only for when there are none at all.
         let list: HTML =
-            dares.isEmpty
-            ? "<p class=\"dossier__meta\">No files yet.</p>"
-            : "<ul class=\"challenge-list\">\(dares.map(challengeRow))</ul>"
+            !dares.isEmpty
+            ? "<ul class=\"challenge-list\">\(dares.map(challengeRow))</ul>"
+            : sealedCount == 0
+                ? "<p class=\"dossier__meta\">No files yet.</p>"
+                : openAction == nil ? "<p class=\"dossier__meta\">\(sealedCount) sealed \(sealedCount == 1 ? "file" : "files").</p>" : ""
         return OccasionPage.render(
             title: "Classified", context: context, header: header, tab: nil, livePath: header.paths.classified,
             body: Dossier.render(title: "Classified files", stamp: "Top secret", body: "<p class=\"dossier__meta\">\(intro)</p>\(open)\(list)"))
@@ -332,7 +342,8 @@ public enum OccasionScreens {
             body = "\(body)<p>\(Button.link("Your own gift", href: ownGiftURL, style: .secondary, small: true))</p>"
         }
         return OccasionPage.render(
-            title: "Gifts", context: context, header: header, tab: .gifts, livePath: header.paths.gifts, body: body)
+            title: "Gifts", context: context, header: header, tab: .gifts, livePath: header.paths.gifts, body: body,
+            showsBalance: carousel == nil)
     }
 
     /// One gift: the celebrant's card, or for its author and the host the
@@ -342,7 +353,12 @@ public enum OccasionScreens {
         note: String?, reportAction: String, reportOnce: String? = nil, responses: HTML = ""
     ) -> HTML {
         let shown: HTML =
-            card.map { GiftCarousel.render(cards: [$0], balance: header.balance, csrfToken: context.csrfToken) }
+            card.map { card in
+                // On its own page the card's "open it" link would lead back here.
+                var card = card
+                if card.detailURL == path { card.detailURL = "" }
+                return GiftCarousel.render(cards: [card], balance: header.balance, csrfToken: context.csrfToken)
+            }
             ?? "<article class=\"card stack\" data-gift-content>\(content)</article>\(responses)"
         return OccasionPage.render(
             title: title, context: context, header: header, tab: .gifts, livePath: path,
@@ -351,7 +367,7 @@ public enum OccasionScreens {
                 \(note.map { "<p class=\"muted\">\($0)</p>" as HTML } ?? "")
                 \(shown)
                 \(reportForm(reportAction, csrf: context.csrfToken, once: reportOnce, subject: "gift"))
-                """)
+                """, showsBalance: card == nil)
     }
 
     // MARK: Timeline and people

@@ -21,8 +21,7 @@ public enum Timeline {
         if view.entries.isEmpty {
             body = EmptyState.render(
                 title: "The path starts here",
-                message: "Each completed challenge and every unlocked gift will appear here as a glowing node.",
-                headingLevel: 3)
+                message: "Each completed challenge and every unlocked gift will appear here as a glowing node.")
         } else {
             let items = view.entries.enumerated().map { index, entry in
                 row(entry, index: index, isNewest: index == count - 1)

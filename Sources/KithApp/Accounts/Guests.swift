@@ -26,10 +26,12 @@ enum Guests {
     }
 
     /// The guest fields for a join form, filled from `state` (fresh or shown again).
-    static func fields(_ context: RequestContext, _ state: FormState = FormState(values: ["time_zone": TimeZones.serverDefault])) -> HTML {
+    static func fields(
+        _ context: RequestContext, _ state: FormState = FormState(values: ["time_zone": TimeZones.serverDefault]), timeZoneHint: String? = nil
+    ) -> HTML {
         let assets = context.app.assets
         let avatars = Avatars.all.map { SettingsPage.AvatarChoice(id: $0.id, label: $0.label, imageURL: assets.url($0.file)) }
-        return GuestFields.render(form: state, avatars: avatars, timeZones: TimeZones.all)
+        return GuestFields.render(form: state, avatars: avatars, timeZones: TimeZones.all, timeZoneHint: timeZoneHint)
     }
 
     /// The address has made its hour's worth of guests; `wait` is in words.

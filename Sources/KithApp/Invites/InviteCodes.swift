@@ -14,10 +14,13 @@ public struct InvitePreview: Sendable, Equatable {
     public var kindLabel: String
     /// "contributor", "player": what joining makes you.
     public var role: String
-    public init(name: String, kindLabel: String, role: String) {
+    /// What the time zone means here, under the guest form's zone list.
+    public var timeZoneHint: String?
+    public init(name: String, kindLabel: String, role: String, timeZoneHint: String? = nil) {
         self.name = name
         self.kindLabel = kindLabel
         self.role = role
+        self.timeZoneHint = timeZoneHint
     }
 }
 
@@ -37,15 +40,22 @@ public struct InviteKind: Sendable {
     public let name: String
     public let describe: @Sendable (_ targetID: Int64, _ db: Connection) throws -> InvitePreview?
     public let join: @Sendable (_ tx: Transaction, _ targetID: Int64, _ userID: Int64, _ app: KithApp) throws -> JoinOutcome
+    /// What joining would do before anyone presses the button, when the
+    /// answer is already known (the viewer is in, or the link is used up;
+    /// `userID` is nil when signed out): the preview then says so instead
+    /// of offering a join. Nil: the preview offers the join.
+    public let standing: (@Sendable (_ targetID: Int64, _ userID: Int64?, _ db: Connection) throws -> JoinOutcome?)?
 
     public init(
         name: String,
         describe: @escaping @Sendable (_ targetID: Int64, _ db: Connection) throws -> InvitePreview?,
-        join: @escaping @Sendable (_ tx: Transaction, _ targetID: Int64, _ userID: Int64, _ app: KithApp) throws -> JoinOutcome
+        join: @escaping @Sendable (_ tx: Transaction, _ targetID: Int64, _ userID: Int64, _ app: KithApp) throws -> JoinOutcome,
+        standing: (@Sendable (_ targetID: Int64, _ userID: Int64?, _ db: Connection) throws -> JoinOutcome?)? = nil
     ) {
         self.name = name
         self.describe = describe
         self.join = join
+        self.standing = standing
     }
 }
 

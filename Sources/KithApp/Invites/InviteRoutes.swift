@@ -101,7 +101,12 @@ enum InviteRoutes {
         if code != raw { return .redirect(to: preview.path(code), status: .movedPermanently) }
         let resolved: InviteStore.Resolved, description: InvitePreview
         switch try lookUp(context, code) {
-        case .found(let found, _, let preview): (resolved, description) = (found, preview)
+        case .found(let found, let kind, let preview):
+            (resolved, description) = (found, preview)
+            let viewer = context.user?.id
+            if let standing = kind.standing, let outcome = try context.app.database.read({ try standing(found.targetID, viewer, $0) }) {
+                return respond(to: outcome, context)
+            }
         case .unknown: return try unknown(context)
         case .throttled(let wait): throw tooManyFailures(wait)
         }
@@ -109,7 +114,8 @@ enum InviteRoutes {
         page.head = linkPreviewTags(context, code: code, preview: description, inviter: resolved.inviter)
         let model = JoinPreviewPage.Model(
             action: join.path(code), signInFirst: SiteLinks.routes.signIn(returningTo: preview.path(code)), name: description.name, kindLabel: description.kindLabel, role: description.role,
-            inviter: resolved.inviter, guestFields: context.user == nil ? Guests.fields(context, state) : nil, errors: state)
+            inviter: resolved.inviter, guestFields: context.user == nil ? Guests.fields(context, state, timeZoneHint: description.timeZoneHint) : nil,
+            errors: state)
         return context.app.page(JoinPreviewPage.render(context: page, model: model), status: status)
     }
 

@@ -75,6 +75,8 @@ enum HostRoutes {
         var challenge = FormState()
         var points = FormState()
         var bounds = FormState()
+        /// A price form sent back with its mistake, beside that gift.
+        var price: (giftID: Int64, state: FormState)?
     }
 
     static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
@@ -108,7 +110,13 @@ enum HostRoutes {
                     priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
                     unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,
                     deleteAction: deleteGift.path(scope.id, gift.id))
-                row.deleteConfirmation = try deleteGiftConfirmation(db, gift: gift, giver: giver)
+                // Paid for with the celebrant's points: it stays, so no button.
+                row.deleteConfirmation = gift.state == .unlocked ? nil : try deleteGiftConfirmation(db, gift: gift, giver: giver)
+                if let sent = forms.price, sent.giftID == gift.id {
+                    row.cost = sent.state.values["cost"] ?? row.cost
+                    row.position = sent.state.values["position"] ?? row.position
+                    row.priceErrors = sent.state.errors
+                }
                 return row
             }
             func row(_ challenge: Challenge) -> HostPanel.ChallengeRow {
@@ -297,7 +305,10 @@ enum HostRoutes {
         let cost = reader.integer("cost", label: "the cost", range: 1...100_000)
         let position = (context.request.form["position"] ?? "").isEmpty ? target.position : reader.integer("position", label: "the order", range: 0...1000)
         guard reader.isValid, let cost, let position else {
-            throw HTTPError(.unprocessableContent, reader.state.errors.values.sorted().first ?? "Check the price.")
+            var state = reader.state
+            // An order left empty keeps the gift's place; show that, not a blank.
+            if state.values["position"] == nil { state.values["position"] = context.request.form["position"] ?? "" }
+            return try render(context, forms: Forms(price: (target.id, state)), status: .unprocessableContent)
         }
         return try act(context) { tx, scope in
             guard try OccasionStore.price(tx, occasionID: scope.id, giftID: target.id, cost: cost, position: position) else {
@@ -317,15 +328,29 @@ enum HostRoutes {
     static func deleteGift(_ context: RequestContext) throws -> Response {
         let scope = try host(context)
         let target = try gift(context, scope)
+        guard target.state != .unlocked else { throw unlockedGiftStays(scope) }
         let confirmation = try context.app.database.read { db in
-            let giver = try OccasionStore.membership(db, occasionID: scope.id, userID: target.authorID)?.displayName ?? "Someone"
+            let giver = FormerMember.name(
+                try OccasionStore.membership(db, occasionID: scope.id, userID: target.authorID)?.displayName, startsSentence: true)
             return try deleteGiftConfirmation(db, gift: target, giver: giver)
         }
         if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
         return try act(context) { tx, scope in
-            _ = try OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id)
+            // Unlocked between the page and this request: it stays, as above.
+            // (Already deleted by an earlier press: nothing more to do.)
+            if try !OccasionStore.deleteGift(tx, occasionID: scope.id, giftID: target.id),
+                try OccasionStore.gift(tx, occasionID: scope.id, id: target.id)?.state == .unlocked
+            {
+                throw unlockedGiftStays(scope)
+            }
             try context.app.media.collectGarbage(tx)
         }
+    }
+
+    static func unlockedGiftStays(_ scope: OccasionScope) -> HTTPError {
+        HTTPError(
+            .conflict,
+            "\(scope.occasion.celebrantName) has unlocked this gift with their points, so it stays on the occasion and can't be deleted.")
     }
 
     static func forceUnlock(_ context: RequestContext) throws -> Response {
@@ -421,17 +446,23 @@ enum HostRoutes {
         guard userID != scope.viewer.userID else {
             throw HTTPError(.conflict, "You can't remove yourself. Hand the host role to someone else first.")
         }
-        let confirmation = try context.app.database.read { db -> Confirmation? in
+        let found = try context.app.database.read { db -> (Confirmation, OccasionRole)? in
             guard let member = try OccasionStore.members(db, occasionID: scope.id).first(where: { $0.userID == userID && $0.role != .host })
             else { return nil }
-            return try removeConfirmation(db, scope: scope, member: member)
+            return (try removeConfirmation(db, scope: scope, member: member), member.role)
         }
-        guard let confirmation else { throw HTTPError.notFound() }
+        guard let (confirmation, role) = found else { throw HTTPError.notFound() }
         if let page = context.unconfirmed(confirmation, cancel: panel.path(scope.id)) { return page }
         let app = context.app
         let removed = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
             let removed = try OccasionStore.removeMember(tx, occasionID: scope.id, userID: userID)
             if removed {
+                // The old celebrant link was theirs: left working, it would let
+                // anyone holding it take their place, points and unlocked gifts.
+                if role == .celebrant {
+                    _ = try app.invites.rotate(
+                        tx, kind: OccasionRoutes.celebrantInvite, targetID: scope.id, by: scope.viewer.userID, now: app.now)
+                }
                 OccasionRoutes.changed(tx, app, occasionID: scope.id)
                 app.revoke([userID], topic: scope.topic, after: tx)
             }
@@ -482,10 +513,7 @@ enum HostRoutes {
     static func deleteGiftConfirmation(_ db: some Queryable, gift: Gift, giver: String) throws -> Confirmation {
         let files = try OccasionMediaStore.items(db, giftID: gift.id).count
         let what = gift.kind == .photos ? "photo gift" : gift.kind.label.lowercased()
-        var consequence = "\(giver)'s \(what) goes for good\(files == 0 ? "" : ", with its \(plural(files, "file"))")."
-        if gift.state == .unlocked, let cost = gift.cost {
-            consequence += " It was unlocked: the \(plural(cost, "point")) spent on it are not given back."
-        }
+        let consequence = "\(giver)'s \(what) goes for good\(files == 0 ? "" : ", with its \(plural(files, "file"))")."
         return Confirmation("Delete \(giver)'s gift?", consequence, button: "Delete gift")
     }
 

@@ -115,9 +115,21 @@ enum OccasionKeepsake {
                 media: archived(media[gift.id] ?? [], giver: giver))
         }
         let timeline = try OccasionPages.timelineView(db, scope, zone: zone, csrf: nil)
-        let moments = timeline.entries.map { entry in
-            Keepsake.Moment(
+        // The timeline's entries come in the order of its rows; a row names
+        // the challenge whose proof (words, photo) the keepsake keeps too.
+        let rows = try OccasionStore.timeline(db, occasionID: scope.id)
+        let challenges = try [Challenge.Kind.challenge, .dare].flatMap { try OccasionStore.challenges(db, occasionID: scope.id, kind: $0) }
+        let proofs = Dictionary(grouping: media.values.joined().filter { $0.challengeID != nil }, by: { $0.challengeID ?? 0 })
+        let moments = zip(timeline.entries, rows).map { entry, row in
+            var moment = Keepsake.Moment(
                 title: entry.title, detail: entry.detail, when: entry.when, isoTime: entry.isoTime, isGift: entry.kind == .gift)
+            if entry.kind == .challenge || entry.kind == .dare, let id = row.subjectID,
+                let challenge = challenges.first(where: { $0.id == id }), scope.canSee(challenge)
+            {
+                moment.proofText = challenge.proofText.flatMap { $0.isEmpty ? nil : $0 }
+                moment.proofMedia = archived(proofs[id] ?? [], giver: occasion.celebrantName)
+            }
+            return moment
         }
         let model = Keepsake.Model(
             name: occasion.name, kindLabel: occasion.kind.label, celebrantName: occasion.celebrantName,

@@ -48,11 +48,23 @@ enum OccasionMedia {
             case .audio: label = "Voice note from \(giver)"
             }
             return MediaView(
-                id: item.id, kind: MediaView.Kind(rawValue: item.kind.rawValue) ?? .photo, url: show.path(occasionID, item.id),
+                id: item.id, kind: MediaView.Kind(rawValue: item.kind.rawValue) ?? .photo, url: url(item, occasionID: occasionID),
                 mimeType: item.mimeType, durationMs: item.durationMs, label: label,
                 removeAction: removable ? remove.path(occasionID, item.id) : nil)
         }
     }
+
+    /// The address pages use for a file. A row's id can come back for other
+    /// bytes (a removed photo's id is reused by the next upload), and the file
+    /// is cached for an hour, so the address also names the content: new
+    /// bytes, new address, and an old address never answers with them.
+    static func url(_ item: OccasionMediaStore.Item, occasionID: Int64) -> String {
+        "\(show.path(occasionID, item.id))?\(versionField)=\(version(item.sha256))"
+    }
+
+    static let versionField = "v"
+
+    static func version(_ sha256: String) -> String { String(sha256.prefix(16)) }
 
     // MARK: Uploading
 
@@ -137,12 +149,15 @@ enum OccasionMedia {
             return item
         }
         guard let item = found else { throw HTTPError.notFound() }
+        // An address naming other content is an old one: those bytes are gone.
+        let asked = context.request.query[versionField]
+        if let asked, asked != version(item.sha256) { throw HTTPError.notFound() }
         // Never HTML, never sniffed, never able to run anything even when
         // opened on its own: the stored type, nosniff (on every response),
         // a sandboxing policy and a plain file name.
         var response = try Response.file(
             at: context.app.media.path(for: item.sha256), contentType: item.mimeType, request: context.request.head,
-            cacheControl: "private, max-age=3600")
+            cacheControl: asked == nil ? "private, no-cache" : "private, max-age=3600")
         response.headers.set("Content-Security-Policy", "default-src 'none'; img-src 'self'; media-src 'self'; sandbox")
         response.headers.set("Content-Disposition", "inline; filename=\"kith-\(item.id).\(fileExtension(item.mimeType))\"")
         return response

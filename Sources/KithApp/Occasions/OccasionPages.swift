@@ -319,8 +319,9 @@ enum OccasionPages {
                 if row.chosenOption == "b", let optionB = row.optionB { detail = "Option B: \(optionB)" }
                 if row.byHost { detail = "Marked done by the host" }
             case .gift:
-                if let author = row.giftAuthor, let giftKind = row.giftKind {
-                    title = "\(GiftKind(rawValue: giftKind)?.label ?? "Gift") from \(author)"
+                if let giftKind = row.giftKind {
+                    // A giver no longer in the occasion is named as the gift page names them.
+                    title = "\(GiftKind(rawValue: giftKind)?.label ?? "Gift") from \(FormerMember.name(row.giftAuthor))"
                 } else if row.departed {
                     title = "\(row.departedGiftKind.flatMap(GiftKind.init(rawValue:))?.label ?? "A gift") from \(FormerMember.phrase)"
                 } else {

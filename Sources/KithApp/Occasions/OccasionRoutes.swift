@@ -109,19 +109,18 @@ enum OccasionRoutes {
 
     static func preview(_ db: Connection, _ id: Int64, role: String) throws -> InvitePreview? {
         try OccasionStore.occasion(db, id: id).map {
-            InvitePreview(name: $0.name, kindLabel: $0.kind.label.lowercased(), role: role)
+            InvitePreview(
+                name: $0.name, kindLabel: $0.kind.label.lowercased(), role: role,
+                timeZoneHint: "Times in \($0.name) are shown in this zone.")
         }
     }
 
-    /// Joining by link. One role per person: a member opening either link is
-    /// told where they stand and nothing changes; the celebrant link works
-    /// for one person only.
-    static func join(
-        _ tx: Transaction, _ id: Int64, _ userID: Int64, _ app: KithApp, role: OccasionRole
-    ) throws -> JoinOutcome {
-        guard let occasion = try OccasionStore.occasion(tx, id: id) else { return .refused(message: "That occasion no longer exists.") }
+    /// What a link would do for this person, when it is not a join: the
+    /// same answers `join` gives, asked before the button is offered.
+    static func standing(_ db: some Queryable, _ id: Int64, _ userID: Int64?, role: OccasionRole) throws -> JoinOutcome? {
+        guard let occasion = try OccasionStore.occasion(db, id: id) else { return .refused(message: "That occasion no longer exists.") }
         let home = overview.path(id)
-        if let member = try OccasionStore.membership(tx, occasionID: id, userID: userID) {
+        if let userID, let member = try OccasionStore.membership(db, occasionID: id, userID: userID) {
             if member.role == role {
                 return .alreadyMember(redirect: home, message: "You're already in \(occasion.name).")
             }
@@ -130,13 +129,23 @@ enum OccasionRoutes {
             return .alreadyMember(
                 redirect: home, message: "You're already in \(occasion.name) as \(yours); \(link). Nothing changed.")
         }
-        if role == .celebrant, try OccasionStore.hasCelebrant(tx, occasionID: id) {
+        if role == .celebrant, try OccasionStore.hasCelebrant(db, occasionID: id) {
             return .refused(message: "This celebrant link has already been used. If that's wrong, ask the host for a new one.")
         }
+        return nil
+    }
+
+    /// Joining by link. One role per person: a member opening either link is
+    /// told where they stand and nothing changes; the celebrant link works
+    /// for one person only.
+    static func join(
+        _ tx: Transaction, _ id: Int64, _ userID: Int64, _ app: KithApp, role: OccasionRole
+    ) throws -> JoinOutcome {
+        if let outcome = try standing(tx, id, userID, role: role) { return outcome }
         let code = try app.invites.code(tx, kind: role == .celebrant ? celebrantInvite : contributorInvite, targetID: id) ?? "link"
         _ = try OccasionStore.addMember(tx, occasionID: id, userID: userID, role: role, via: code, now: app.now)
         changed(tx, app, occasionID: id)
-        return .joined(redirect: home)
+        return .joined(redirect: overview.path(id))
     }
 
     // MARK: Shared by the occasion's routes
@@ -149,11 +158,13 @@ enum OccasionRoutes {
 
     static func header(_ scope: OccasionScope) -> OccasionPage.Header {
         let occasion = scope.occasion
-        return OccasionPage.Header(
+        var header = OccasionPage.Header(
             id: occasion.id, name: occasion.name, kindLabel: occasion.kind.label, celebrantLabel: occasion.kind.celebrantLabel,
             celebrantName: occasion.celebrantName, date: TimeText.longDate(occasion.date), isoDate: occasion.date,
             roleLabel: scope.role == .celebrant ? occasion.kind.celebrantLabel : scope.role.label, balance: occasion.balance,
             isOpen: occasion.isOpen, isHost: scope.role.canManage, paths: paths(occasion.id))
+        header.isCelebrant = scope.role == .celebrant
+        return header
     }
 
     /// The occasion's pages, for its header and tabs.

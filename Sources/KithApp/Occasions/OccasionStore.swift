@@ -294,8 +294,12 @@ enum OccasionStore {
             """) == 1
     }
 
+    /// Deletes a sent gift that is not yet unlocked: an unlocked one was paid
+    /// for with the celebrant's points and is part of what they have.
     static func deleteGift(_ tx: Transaction, occasionID: Int64, giftID: Int64) throws -> Bool {
-        try tx.execute("DELETE FROM occasion_gifts WHERE occasion_id = \(occasionID) AND id = \(giftID) AND state <> 'draft'") == 1
+        try tx.execute("""
+            DELETE FROM occasion_gifts WHERE occasion_id = \(occasionID) AND id = \(giftID) AND state IN ('submitted', 'on_offer')
+            """) == 1
     }
 
     enum UnlockOutcome: Equatable {

@@ -14,10 +14,12 @@ enum OccasionsFeature {
         feature.invites = [
             InviteKind(
                 name: OccasionRoutes.contributorInvite, describe: { id, db in try OccasionRoutes.preview(db, id, role: "contributor") },
-                join: { tx, id, userID, app in try OccasionRoutes.join(tx, id, userID, app, role: .contributor) }),
+                join: { tx, id, userID, app in try OccasionRoutes.join(tx, id, userID, app, role: .contributor) },
+                standing: { id, userID, db in try OccasionRoutes.standing(db, id, userID, role: .contributor) }),
             InviteKind(
                 name: OccasionRoutes.celebrantInvite, describe: { id, db in try OccasionRoutes.preview(db, id, role: "celebrant") },
-                join: { tx, id, userID, app in try OccasionRoutes.join(tx, id, userID, app, role: .celebrant) }),
+                join: { tx, id, userID, app in try OccasionRoutes.join(tx, id, userID, app, role: .celebrant) },
+                standing: { id, userID, db in try OccasionRoutes.standing(db, id, userID, role: .celebrant) }),
         ]
         feature.topics = [
             TopicKind("occasion") { key, context in
