@@ -72,6 +72,8 @@ public enum OccasionPage {
         public var isOpen: Bool
         public var isHost: Bool
         public var paths: Paths
+        /// Notices above the page's own content: the reveal's countdown, the open book.
+        public var banner: HTML = ""
 
         public init(
             id: Int64, name: String, kindLabel: String, celebrantLabel: String, celebrantName: String, date: String,
@@ -120,7 +122,7 @@ public enum OccasionPage {
                 </header>
                 <nav class="tabs" aria-label="\(header.name)"><ul class="tabs__list">\(tabs)</ul></nav>
                 \(live)<p class="points-balance" aria-live="polite"><span class="points-balance__value">\(header.balance)</span> <span class="points-balance__label">\(header.balance == 1 ? "point" : "points") to spend</span></p>
-                \(closed)\(body)
+                \(closed)\(header.banner)\(body)
                 </div>
                 </div>
                 """)

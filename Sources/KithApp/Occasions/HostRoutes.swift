@@ -156,6 +156,7 @@ enum HostRoutes {
                     reopen: reopen.path(scope.id)))
             model.finaleConfirmation = try finaleConfirmation(db, scope: scope)
             model.closeConfirmation = closeConfirmation(scope)
+            model.bigDay = HostBigDay.render(try ContributorTracker.hostSection(db, scope: scope, app: app, zone: zone), csrf: context.csrfToken)
             return model
         }
         return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
@@ -332,6 +333,7 @@ enum HostRoutes {
         let scope = try host(context)
         let target = try gift(context, scope)
         return try act(context, open: true, notice: "unlocked") { tx, scope in
+            try ScheduledReveal.requireRevealed(scope, now: context.app.now)
             let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: target.id, byHost: true, now: context.app.now)
             switch outcome {
             case .unlocked: try OccasionActions.unlocked(tx, context.app, scope: scope, gift: target)
