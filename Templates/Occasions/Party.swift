@@ -72,9 +72,9 @@ public enum PartyPage {
                 <div class="party"\(attribute: "data-party", String(secondsPerSlide))\(attribute: "data-leave", model.leaveURL)\(attribute: "data-ending-gone", "You're no longer in \(model.name)")>
                 <div class="party__top"><h1 class="party__name">\(model.name)</h1>
                 <a class="party__leave"\(attribute: "href", model.leaveURL)>Leave party mode</a></div>
-                <div class="party__stage" aria-roledescription="slideshow"\(attribute: "aria-label", "Gifts for \(model.celebrantName)")\(attribute: "id", FragmentID.occasionLive.rawValue)\(attribute: "data-fragment", model.path)>
+                <section class="party__stage" aria-roledescription="slideshow"\(attribute: "aria-label", "Gifts for \(model.celebrantName)")\(attribute: "id", FragmentID.occasionLive.rawValue)\(attribute: "data-fragment", model.path)>
                 \(empty)\(slides)
-                </div>
+                </section>
                 <div class="party__controls cluster" data-party-controls hidden>
                 <button class="button button--secondary button--small" type="button" data-party-prev>Previous</button>
                 <button class="button button--secondary button--small" type="button" data-party-pause aria-pressed="false">Pause</button>

@@ -19,7 +19,7 @@ enum OccasionBookStore {
     }
 
     static func bookOpenedAt(_ db: some Queryable, occasionID: Int64) throws -> Int64? {
-        try db.queryValue("SELECT book_opened_at FROM occasions WHERE id = \(occasionID)", as: Int64.self)
+        try db.queryOne("SELECT book_opened_at FROM occasions WHERE id = \(occasionID)")?.get("book_opened_at")
     }
 
     // MARK: The reveal
@@ -72,8 +72,7 @@ enum OccasionBookStore {
     }
 
     static func lastNudge(_ db: some Queryable, occasionID: Int64, userID: Int64) throws -> Int64? {
-        try db.queryValue(
-            "SELECT max(at) FROM occasion_nudges WHERE occasion_id = \(occasionID) AND user_id = \(userID)", as: Int64.self)
+        try db.queryOne("SELECT max(at) AS at FROM occasion_nudges WHERE occasion_id = \(occasionID) AND user_id = \(userID)")?.get("at")
     }
 
     static func recordNudge(_ tx: Transaction, occasionID: Int64, userID: Int64, now: Int64) throws {

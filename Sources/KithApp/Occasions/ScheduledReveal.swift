@@ -96,7 +96,7 @@ enum ScheduledReveal {
                 throw HTTPError(.unprocessableContent, "Choose a day and a time for the gifts to open, or “Remove the time”.")
             }
             guard let instant = instant(local: text, zone: zone) else {
-                throw HTTPError(.unprocessableContent, "That isn't a day and time this form understands; choose one with the picker, like 2026-12-12 08:00.")
+                throw HTTPError(.unprocessableContent, "Choose a real day and time with the picker, like 2026-12-12 08:00.")
             }
             guard instant > context.app.now else {
                 throw HTTPError(.unprocessableContent, "That moment has already passed in \(zone). Choose a later one, or remove the time.")
