@@ -1,0 +1,118 @@
+import Foundation
+@testable import KithApp
+import KithTemplates
+import KithTestSupport
+import Testing
+
+@Suite("The shared book and party mode in real browsers", .serialized)
+struct OccasionBookBrowserTests {
+    static func text(_ browser: WebDriverSession) throws -> String {
+        try browser.execute("return document.body.innerText;") as? String ?? ""
+    }
+
+    /// A laptop-sized browser, for the host's screen at a party.
+    static var laptop: [String: Any] {
+        var capabilities = BrowserTests.capabilities
+        var always = capabilities["alwaysMatch"] as? [String: Any] ?? [:]
+        var options = always["goog:chromeOptions"] as? [String: Any] ?? [:]
+        options["args"] = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"]
+        always["goog:chromeOptions"] = options
+        capabilities["alwaysMatch"] = always
+        return capabilities
+    }
+
+    /// A real key press, as the keyboard sends it (WebDriver key codes for the special keys).
+    static func press(_ driver: WebDriver, _ browser: WebDriverSession, _ key: String) throws {
+        _ = try driver.command(
+            "POST", "/session/\(browser.id)/actions",
+            ["actions": [["type": "key", "id": "keyboard", "actions": [["type": "keyDown", "value": key], ["type": "keyUp", "value": key]]]]])
+    }
+
+    static func fits(_ browser: WebDriverSession) throws -> Bool {
+        (try browser.execute("return document.documentElement.scrollWidth <= document.documentElement.clientWidth;") as? Bool) == true
+    }
+
+    static func current(_ browser: WebDriverSession) throws -> String {
+        try browser.execute("return document.querySelector('[data-party]').dataset.current || '';") as? String ?? ""
+    }
+
+    @Test(
+        "the host opens the book and a contributor's open page shows every gift live; party mode advances by timer and by keys, pauses, takes in a gift unlocked meanwhile, and Escape leaves",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
+    func story() throws {
+        let finished = try FinishedParty.make()
+        let party = finished.party
+        let app = party.app
+        let base = "http://127.0.0.1:\(app.port)"
+        let occasion = base + party.base
+
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let host = try driver.newSession(capabilities: Self.laptop)
+        defer { host.delete() }
+        let friend = try driver.newSession(capabilities: BrowserTests.capabilities)
+        defer { friend.delete() }
+        try BrowserTests.signIn(host, base: base, username: "hana_host")
+        try BrowserTests.signIn(friend, base: base, username: "friend_1")
+
+        // Friend 1, on a phone, waits on the book: only their own letter so far.
+        try friend.navigate(to: occasion + "/book")
+        try waitUntil("the friend's book shows their own letter") { try Self.text(friend).contains("First letter") }
+        #expect(try !Self.text(friend).contains("Second letter"))
+        try BrowserTests.setMarker(friend)
+
+        // The host opens it from the panel.
+        try host.navigate(to: occasion + "/host")
+        try host.execute("document.querySelector(arguments[0]).scrollIntoView();", ["form[action$='/host/book/open'] button"])
+        try host.click("form[action$='/host/book/open'] button")
+        try waitUntil("the host lands on the open book") { try Self.text(host).contains("for everyone in Alex turns 30 to read") }
+
+        // The friend's page follows without a reload and fits the phone.
+        try waitUntil("the friend sees friend 2's letter, live", timeout: 15) { try Self.text(friend).contains("Second letter") }
+        #expect(try BrowserTests.marker(friend) == 42, "the friend's page reloaded")
+        #expect(try Self.fits(friend), "the book is wider than a 375 px phone")
+
+        // Party mode on the laptop: full screen, one slide, the QR code in the corner.
+        try host.navigate(to: occasion + "/party")
+        try waitUntil("the show starts") { try !Self.current(host).isEmpty }
+        try BrowserTests.setMarker(host)
+        #expect(try host.execute("return document.querySelectorAll('.party__slide--current').length;") as? Int == 1)
+        #expect(try host.execute("return document.querySelector('.party__join svg') !== null;") as? Bool == true)
+        #expect(try Self.fits(host))
+        let first = try Self.current(host)
+
+        // By the timer.
+        try waitUntil("the timer moves the show on", timeout: Double(PartyPage.secondsPerSlide) * 3) { try Self.current(host) != first }
+        let second = try Self.current(host)
+        // By the keys: → on, ← back, P pauses (and the timer then holds).
+        try Self.press(driver, host, "\u{E014}")
+        try waitUntil("→ moves on") { try Self.current(host) != second }
+        try Self.press(driver, host, "\u{E012}")
+        try waitUntil("← comes back") { try Self.current(host) == second }
+        try Self.press(driver, host, "p")
+        try waitUntil("P pauses") { try host.execute("return document.querySelector('[data-party]').dataset.paused;") as? String == "true" }
+        #expect(try host.execute("return document.querySelector('[data-party-pause]').getAttribute('aria-pressed');") as? String == "true")
+        Thread.sleep(forTimeInterval: Double(PartyPage.secondsPerSlide) + 1)
+        #expect(try Self.current(host) == second, "the show moved while paused")
+        try Self.press(driver, host, " ")
+        try waitUntil("Space moves on, paused or not") { try Self.current(host) != second }
+
+        // A gift unlocked meanwhile joins the loop, live.
+        let late = try party.sendGift(party.contributors[2], letter: "Third letter, from friend three")
+        try party.price(late, cost: 10)
+        #expect(try party.unlock(late).status == 303)
+        try waitUntil("the new gift joins the show", timeout: 15) {
+            (try host.execute("return document.querySelectorAll('[data-party-slide]').length;") as? Int) == 3
+        }
+        #expect(try BrowserTests.marker(host) == 42, "the party page reloaded")
+        #expect(try host.execute("return document.querySelectorAll('.party__slide--current').length;") as? Int == 1)
+
+        // Escape leaves for the occasion.
+        try Self.press(driver, host, "\u{E00C}")
+        try waitUntil("Escape leaves party mode") { try host.currentURL().hasSuffix(party.base) }
+        for (name, browser) in [("host", host), ("friend", friend)] {
+            let errors = try BrowserTests.consoleErrors(browser) ?? []
+            #expect(errors.isEmpty, "console errors in the \(name)'s browser: \(errors)")
+        }
+    }
+}
