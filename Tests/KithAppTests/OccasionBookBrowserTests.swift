@@ -115,4 +115,66 @@ struct OccasionBookBrowserTests {
             #expect(errors.isEmpty, "console errors in the \(name)'s browser: \(errors)")
         }
     }
+
+    /// axe-core, where this machine has a copy (the Python axe package carries one).
+    static let axePath = [
+        "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/axe_playwright_python/axe.min.js",
+        "/usr/lib/node_modules/axe-core/axe.min.js", "/usr/local/lib/node_modules/axe-core/axe.min.js",
+    ].first { FileManager.default.fileExists(atPath: $0) }
+
+    /// The WCAG A and AA violations axe finds on the browser's page, as "rule: where".
+    static func axeViolations(_ browser: WebDriverSession, source: String) throws -> [String] {
+        try browser.execute(source + "\nwindow.__axe = null;")
+        try browser.execute(
+            """
+            axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })
+              .then(r => { window.__axe = r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', ')); });
+            """)
+        var found: [String]? = nil
+        try waitUntil("axe finishes", timeout: 30) {
+            found = try browser.execute("return window.__axe;") as? [String]
+            return found != nil
+        }
+        return found ?? []
+    }
+
+    @Test(
+        "the book, party mode, the host's big-day section and the countdown have no axe violations and fit, at 375 and 1280 px, light and dark",
+        .enabled(if: Tools.browser && OccasionBookBrowserTests.axePath != nil, "needs chromium, chromedriver and axe-core"))
+    func accessible() throws {
+        let source = try String(contentsOfFile: Self.axePath!, encoding: .utf8)
+        let finished = try FinishedParty.make()
+        let party = finished.party
+        let base = "http://127.0.0.1:\(party.app.port)"
+        #expect(try party.post(party.host, "\(party.base)/host/book/open", from: "\(party.base)/host").status == 303)
+        #expect(try party.post(party.host, "\(party.base)/host/reveal", [("reveal_at", "2027-02-01T08:00")], from: "\(party.base)/host").status == 303)
+        #expect(try party.post(party.host, "\(party.base)/host/members/\(party.userIDs["friend_3"]!)/nudge", from: "\(party.base)/host").status == 303)
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let pages: [(username: String, session: WebSession, path: String)] = [
+            ("hana_host", party.host, "/host"), ("friend_1", party.contributors[0], "/book"), ("hana_host", party.host, "/party"),
+            ("alex_star", party.celebrant, "/gifts"),
+        ]
+        for (capabilities, width) in [(BrowserTests.capabilities, 375), (Self.laptop, 1280)] {
+            for (username, session, path) in pages {
+                let browser = try driver.newSession(capabilities: capabilities)
+                defer { browser.delete() }
+                try BrowserTests.signIn(browser, base: base, username: username)
+                for theme in ["light", "dark"] {
+                    let saved = try party.post(session, "/settings/appearance", [("theme", theme), ("number_style", "arabic")], from: "/settings")
+                    #expect(saved.status == 303)
+                    try browser.navigate(to: base + party.base + path)
+                    try waitUntil("\(path) loads") { try browser.execute("return document.readyState;") as? String == "complete" }
+                    let violations = try Self.axeViolations(browser, source: source)
+                    #expect(violations.isEmpty, "axe on \(path) as \(username), \(theme), \(width) px: \(violations)")
+                    #expect(try Self.fits(browser), "\(path) as \(username) is wider than \(width) px")
+                }
+                if path == "/host" {
+                    // The check itself can fail: an image without words is found.
+                    try browser.execute("document.querySelector('main').append(document.createElement('img'));")
+                    #expect(try Self.axeViolations(browser, source: source).contains { $0.hasPrefix("image-alt") })
+                }
+            }
+        }
+    }
 }
