@@ -30,6 +30,8 @@ public enum HostBigDay {
         /// The reveal field's value (`YYYY-MM-DDTHH:MM`, in `revealZone`).
         public var revealValue: String
         public var revealZoneNote: String
+        /// Why the time just typed was refused, beside the field.
+        public var revealError: String? = nil
         public var revealAction: String
         public var hasReveal: Bool
         public var bookStatus: String
@@ -95,9 +97,7 @@ public enum HostBigDay {
             <h3 id="reveal-heading">When gifts open</h3>
             <p>\(model.revealStatus)</p>
             <form class="stack" method="post"\(attribute: "action", model.revealAction)>\(Layout.csrfField(csrf))
-            <div class="field"><label class="field__label" for="reveal-at">Gifts open at</label>
-            <input class="field__input" type="datetime-local" id="reveal-at" name="reveal_at" aria-describedby="reveal-at-hint"\(attribute: "value", model.revealValue)>
-            <p class="field__hint" id="reveal-at-hint">\(model.revealZoneNote)</p></div>
+            \(FormField.text(name: "reveal_at", label: "Gifts open at", value: model.revealValue, hint: model.revealZoneNote, error: model.revealError, type: .dateTime))
             <div class="cluster">\(Button.secondary("Set the time", small: true))\(clear)</div>
             </form>
             <h3>The book</h3>

@@ -146,7 +146,7 @@ struct OccasionBookTests {
         #expect(try party.balance() == 40)
     }
 
-    @Test("setting the reveal: host only, outsiders 404, a forged post 403, past and malformed times refused in words, and it can be removed")
+    @Test("setting the reveal: host only, outsiders 404, a forged post 403, past and malformed times refused beside the field, and it can be removed")
     func revealInput() throws {
         let finished = try FinishedParty.make(unlock: false)
         let party = finished.party
@@ -163,6 +163,9 @@ struct OccasionBookTests {
             let response = try party.post(party.host, path, [("reveal_at", value)], from: from)
             #expect(response.status == 422, "\(value)")
             #expect(response.text.contains(words), "\(value)")
+            // Beside the field on the host panel, with what was typed, not on a bare error page.
+            #expect(response.text.contains("id=\"big-day-heading\"") && response.text.contains("field__error"), "\(value)")
+            #expect(response.text.contains("value=\"\(value)\"") || value.isEmpty, "\(value)")
         }
         #expect(try finished.count("SELECT count(*) FROM occasions WHERE reveal_at IS NOT NULL") == 0)
         #expect(try party.post(party.host, path, [("reveal_at", "2027-02-01T08:00")], from: from).status == 303)

@@ -63,7 +63,7 @@ enum ContributorTracker {
     }
 
     /// The host panel's big-day section, read in the panel's own snapshot.
-    static func hostSection(_ db: Connection, scope: OccasionScope, app: KithApp, zone: String) throws -> HostBigDay.Model {
+    static func hostSection(_ db: Connection, scope: OccasionScope, app: KithApp, zone: String, form: FormState) throws -> HostBigDay.Model {
         let members = try OccasionStore.members(db, occasionID: scope.id)
         let progress = try OccasionBookStore.progress(db, occasionID: scope.id)
         let nudges = try OccasionBookStore.lastNudges(db, occasionID: scope.id)
@@ -114,7 +114,7 @@ enum ContributorTracker {
             : occasion.finaleAt == nil
                 ? "Closed. After the finale you can open it, so everyone reads every unlocked gift."
                 : "Closed: only you and \(occasion.celebrantName) read every gift."
-        return HostBigDay.Model(
+        var model = HostBigDay.Model(
             people: people, revealStatus: revealStatus,
             revealValue: occasion.revealAt.map { ScheduledReveal.localValue($0, zone: occasion.revealZone ?? revealZone) } ?? "",
             revealZoneNote: zoneNote, revealAction: ScheduledReveal.set.path(scope.id), hasReveal: occasion.revealAt != nil,
@@ -122,5 +122,10 @@ enum ContributorTracker {
             bookOpenAction: !bookOpen && occasion.finaleAt != nil ? OccasionBook.open.path(scope.id) : nil,
             bookCloseAction: bookOpen ? OccasionBook.close.path(scope.id) : nil, bookURL: OccasionBook.page.path(scope.id),
             partyURL: PartyRoutes.page.path(scope.id))
+        if let refused = form.errors["reveal_at"] {
+            model.revealValue = form.values["reveal_at"] ?? ""
+            model.revealError = refused
+        }
+        return model
     }
 }

@@ -75,6 +75,7 @@ enum HostRoutes {
         var challenge = FormState()
         var points = FormState()
         var bounds = FormState()
+        var reveal = FormState()
     }
 
     static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
@@ -156,7 +157,8 @@ enum HostRoutes {
                     reopen: reopen.path(scope.id)))
             model.finaleConfirmation = try finaleConfirmation(db, scope: scope)
             model.closeConfirmation = closeConfirmation(scope)
-            model.bigDay = HostBigDay.render(try ContributorTracker.hostSection(db, scope: scope, app: app, zone: zone), csrf: context.csrfToken)
+            model.bigDay = HostBigDay.render(
+                try ContributorTracker.hostSection(db, scope: scope, app: app, zone: zone, form: forms.reveal), csrf: context.csrfToken)
             return model
         }
         return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)

@@ -92,16 +92,20 @@ enum ScheduledReveal {
         var at: Int64? = nil
         if form["clear"] == nil {
             let text = (form["reveal_at"] ?? "").trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else {
-                throw HTTPError(.unprocessableContent, "Choose a day and a time for the gifts to open, or “Remove the time”.")
+            let refusal: String? =
+                if text.isEmpty {
+                    "Choose a day and a time for the gifts to open, or “Remove the time”."
+                } else if let instant = instant(local: text, zone: zone) {
+                    instant > context.app.now ? nil : "That moment has already passed in \(zone). Choose a later one, or remove the time."
+                } else {
+                    "Choose a real day and time with the picker, like 2026-12-12 08:00."
+                }
+            if let refusal {
+                var state = FormState(values: ["reveal_at": text])
+                state.errors["reveal_at"] = refusal
+                return try HostRoutes.render(context, forms: HostRoutes.Forms(reveal: state), status: .unprocessableContent)
             }
-            guard let instant = instant(local: text, zone: zone) else {
-                throw HTTPError(.unprocessableContent, "Choose a real day and time with the picker, like 2026-12-12 08:00.")
-            }
-            guard instant > context.app.now else {
-                throw HTTPError(.unprocessableContent, "That moment has already passed in \(zone). Choose a later one, or remove the time.")
-            }
-            at = instant
+            at = instant(local: text, zone: zone)
         }
         return try HostRoutes.act(context) { tx, scope in
             try OccasionBookStore.setReveal(tx, occasionID: scope.id, at: at, zone: zone)
