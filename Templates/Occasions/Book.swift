@@ -62,9 +62,9 @@ public enum OccasionBookPage {
 
 /// Notices an occasion page carries above its content.
 public enum OccasionBanner {
-    /// The book is open: a way in from the occasion's pages.
-    public static func book(url: String) -> HTML {
-        "<p class=\"card card--green book-banner\" role=\"note\"><strong>The book is open.</strong> <a\(attribute: "href", url)>Read every gift</a></p>"
+    /// The book is open: a way in from the occasion's pages, and to party mode.
+    public static func book(url: String, partyURL: String) -> HTML {
+        "<p class=\"card card--green book-banner\" role=\"note\"><strong>The book is open.</strong> <a\(attribute: "href", url)>Read every gift</a> · <a\(attribute: "href", partyURL)>Party mode</a></p>"
     }
 
     /// The time left before gifts can be unlocked: the server's words, which

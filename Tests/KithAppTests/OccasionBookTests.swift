@@ -85,6 +85,9 @@ struct OccasionBookTests {
         #expect(try friend.get("\(base)/gifts/\(finished.second)").text.contains("Second letter"))
         #expect(try friend.get("\(base)/gifts").text.contains("\(base)/gifts/\(finished.second)"))
         #expect(try friend.get(base).text.contains("The book is open"))
+        // The finale's news leads to the timeline: the way in is there too, with party mode.
+        let timeline = try friend.get("\(base)/timeline").text
+        #expect(timeline.contains("The book is open") && timeline.contains("href=\"\(base)/party\""))
         #expect(try party.contributors[2].get("\(base)/book").text.contains("Second letter"))
         #expect(try party.stranger.get("\(base)/book").status == 404)
         #expect(try party.app.app.database.read { try OccasionBook.isOpen($0, occasionID: party.id) })
@@ -124,6 +127,8 @@ struct OccasionBookTests {
         #expect(gifts.contains("Sat 16 Jan 2027, 08:00"))
         #expect(gifts.contains("data-countdown=\"\(moment)\">11 hours</span>"))
         #expect(!gifts.contains("\(base)/gifts/\(finished.first)/unlock"))
+        let card = try party.celebrant.get("\(base)/gifts/\(finished.first)").text
+        #expect(card.contains("Your gifts open") && !card.contains("\(base)/gifts/\(finished.first)/unlock"))
 
         // A minute before: refused, in words, and nothing is spent.
         finished.clock.withLock { $0 = moment - 60 }

@@ -80,11 +80,18 @@ enum OccasionBook {
                     partyURL: PartyRoutes.mayOpen(scope) ? PartyRoutes.page.path(scope.id) : nil)))
     }
 
+    /// The occasion's header with its banner, for the pages that carry one.
+    static func header(_ scope: OccasionScope, context: RequestContext) -> OccasionPage.Header {
+        var header = OccasionRoutes.header(scope)
+        header.banner = banner(scope, context: context)
+        return header
+    }
+
     /// The notices every main occasion page carries: the countdown before a
     /// scheduled reveal, and a way into the book while it is open.
     static func banner(_ scope: OccasionScope, context: RequestContext) -> HTML {
         var banner = ScheduledReveal.countdown(scope, now: context.app.now, viewerZone: context.user?.timeZone ?? "UTC")
-        if isOpen(scope.occasion) { banner.append(OccasionBanner.book(url: page.path(scope.id))) }
+        if isOpen(scope.occasion) { banner.append(OccasionBanner.book(url: page.path(scope.id), partyURL: PartyRoutes.page.path(scope.id))) }
         return banner
     }
 }

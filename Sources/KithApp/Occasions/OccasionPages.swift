@@ -50,9 +50,8 @@ enum OccasionPages {
                 giftsOnOffer: gifts.filter { $0.state == .onOffer }.count, giftsUnlocked: gifts.filter { $0.state == .unlocked }.count,
                 giftStatus: giftStatus, dareStatus: dareStatus, memberCount: members.count)
         }
-        var header = OccasionRoutes.header(scope)
-        header.banner = OccasionBook.banner(scope, context: context)
-        return context.app.page(OccasionScreens.overview(context: frame, header: header, model: model))
+        return context.app.page(
+            OccasionScreens.overview(context: frame, header: OccasionBook.header(scope, context: context), model: model))
     }
 
     // MARK: Challenges
@@ -215,8 +214,7 @@ enum OccasionPages {
         let (gifts, members, media) = data
         let giver = { (gift: Gift) in members.first { $0.userID == gift.authorID } }
         let offered = gifts.filter(\.isOffered)
-        var header = OccasionRoutes.header(scope)
-        header.banner = OccasionBook.banner(scope, context: context)
+        let header = OccasionBook.header(scope, context: context)
         if scope.role.canPlay {
             let cards = offered.compactMap {
                 card($0, giver: giver($0), items: media[$0.id] ?? [], scope: scope, app: context.app, csrf: context.csrfToken)
@@ -257,7 +255,7 @@ enum OccasionPages {
         {
             return context.app.page(
                 OccasionScreens.gift(
-                    context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
+                    context: frame, header: OccasionBook.header(scope, context: context), path: OccasionRoutes.showGift.path(scope.id, gift.id),
                     title: "\(view.kindLabel) from \(view.giverName)", card: view,
                     content: nil, note: nil, reportAction: reportAction, reportOnce: context.onceToken()),
                 status: status)
@@ -352,7 +350,7 @@ enum OccasionPages {
         }
         return context.app.page(
             OccasionScreens.timeline(
-                context: frame, header: OccasionRoutes.header(scope), view: view,
+                context: frame, header: OccasionBook.header(scope, context: context), view: view,
                 keepsakeURL: scope.role.canKeep ? OccasionKeepsake.download.path(scope.id) : nil))
     }
 
