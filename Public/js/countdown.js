@@ -13,17 +13,19 @@ function remaining(seconds) {
   return minutes % 60 === 0 ? unit(hours, "hour") : `${unit(hours, "hour")}, ${unit(minutes % 60, "minute")}`;
 }
 
-// The server's clock, not the device's, decides: the offset between them is
-// taken from the page's first rendering.
-const offsets = new WeakMap();
+// The server's clock, not the device's, decides: a device set an hour wrong
+// still counts down to the server's moment. The offset is taken when a
+// rendering (the page, or a live refresh) is first seen.
+const offsets = new Map();
 let reloading = false;
 
 function tick() {
   for (const element of document.querySelectorAll("[data-countdown]")) {
     const until = Number(element.dataset.countdown);
+    const serverNow = Number(element.dataset.now);
     const now = Date.now() / 1000;
-    if (!offsets.has(element)) offsets.set(element, 0);
-    const left = Math.round(until - now - offsets.get(element));
+    if (!offsets.has(serverNow)) offsets.set(serverNow, Number.isFinite(serverNow) ? now - serverNow : 0);
+    const left = Math.round(until - (now - offsets.get(serverNow)));
     if (left <= 0) {
       element.textContent = "moments";
       if (!reloading) {

@@ -13,6 +13,8 @@ if (party) {
   const seconds = Number(party.dataset.party) || 7;
   let currentID = null;
   let paused = false;
+  // A video or voice note playing holds the show until it ends.
+  let playing = false;
   let timer = null;
 
   const slides = () => [...stage.querySelectorAll("[data-party-slide]")];
@@ -22,6 +24,7 @@ if (party) {
     if (all.length === 0) { currentID = null; return; }
     const at = ((index % all.length) + all.length) % all.length;
     all.forEach((slide, i) => {
+      if (i !== at) for (const media of slide.querySelectorAll("audio, video")) media.pause();
       slide.classList.toggle("party__slide--current", i === at);
       // Only the slide on screen is read and reached by Tab.
       slide.inert = i !== at;
@@ -40,7 +43,7 @@ if (party) {
 
   function restart() {
     clearInterval(timer);
-    timer = paused ? null : setInterval(() => show(currentIndex() + 1), seconds * 1000);
+    timer = paused || playing ? null : setInterval(() => show(currentIndex() + 1), seconds * 1000);
   }
 
   function togglePause() {
@@ -57,6 +60,8 @@ if (party) {
   party.querySelector("[data-party-prev]").addEventListener("click", () => move(-1));
   party.querySelector("[data-party-next]").addEventListener("click", () => move(1));
   pauseButton.addEventListener("click", togglePause);
+  stage.addEventListener("play", () => { playing = true; restart(); }, true);
+  for (const type of ["pause", "ended"]) stage.addEventListener(type, () => { playing = false; restart(); }, true);
 
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;

@@ -68,12 +68,13 @@ public enum OccasionBanner {
     }
 
     /// The time left before gifts can be unlocked: the server's words, which
-    /// `countdown.js` keeps ticking (`data-until` in Unix seconds).
-    public static func countdown(until: Int64, isoTime: String, when: String, remaining: String, lead: String) -> HTML {
+    /// `countdown.js` keeps ticking (`data-countdown` is the moment and
+    /// `data-now` the server's clock, both in Unix seconds).
+    public static func countdown(until: Int64, now: Int64, isoTime: String, when: String, remaining: String, lead: String) -> HTML {
         """
         <div class="card card--pink countdown" role="note">
         <p><strong>\(lead)</strong> <time\(attribute: "datetime", isoTime)>\(when)</time></p>
-        <p class="countdown__left">That's in <span class="countdown__value"\(attribute: "data-countdown", String(until))>\(remaining)</span>.</p>
+        <p class="countdown__left">That's in <span class="countdown__value"\(attribute: "data-countdown", String(until))\(attribute: "data-now", String(now))>\(remaining)</span>.</p>
         </div>
         """
     }

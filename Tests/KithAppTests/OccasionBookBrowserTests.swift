@@ -116,6 +116,28 @@ struct OccasionBookBrowserTests {
         }
     }
 
+    @Test(
+        "the celebrant's countdown ticks in the page by the server's clock, not the device's",
+        .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
+    func countdownTicks() throws {
+        let finished = try FinishedParty.make(unlock: false)
+        let party = finished.party
+        let base = "http://127.0.0.1:\(party.app.port)"
+        // The server's clock is a month off the device's; the moment is 65 seconds after the server's now.
+        #expect(try party.post(party.host, "\(party.base)/host/reveal", [("reveal_at", "2027-01-15T08:01")], from: "\(party.base)/host").status == 303)
+        finished.clock.withLock { $0 = digestStart - 5 }
+        let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
+        defer { driver.stop() }
+        let celebrant = try driver.newSession(capabilities: BrowserTests.capabilities)
+        defer { celebrant.delete() }
+        try BrowserTests.signIn(celebrant, base: base, username: "alex_star")
+        try celebrant.navigate(to: base + party.base + "/gifts")
+        func shown() throws -> String { try celebrant.execute("return document.querySelector('[data-countdown]')?.textContent ?? '';") as? String ?? "" }
+        try waitUntil("the server's words arrive") { try !shown().isEmpty }
+        #expect(try shown() == "2 minutes")
+        try waitUntil("the script ticks down past the minute", timeout: 20) { try shown() == "1 minute" }
+    }
+
     /// axe-core, where this machine has a copy (the Python axe package carries one).
     static let axePath = [
         "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/axe_playwright_python/axe.min.js",

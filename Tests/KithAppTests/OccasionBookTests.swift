@@ -125,14 +125,14 @@ struct OccasionBookTests {
         let gifts = try party.celebrant.get("\(base)/gifts").text
         #expect(gifts.contains("Your gifts open"))
         #expect(gifts.contains("Sat 16 Jan 2027, 08:00"))
-        #expect(gifts.contains("data-countdown=\"\(moment)\">11 hours</span>"))
+        #expect(gifts.contains("data-countdown=\"\(moment)\" data-now=\"\(digestStart)\">11 hours</span>"))
         #expect(!gifts.contains("\(base)/gifts/\(finished.first)/unlock"))
         let card = try party.celebrant.get("\(base)/gifts/\(finished.first)").text
         #expect(card.contains("Your gifts open") && !card.contains("\(base)/gifts/\(finished.first)/unlock"))
 
         // A minute before: refused, in words, and nothing is spent.
         finished.clock.withLock { $0 = moment - 60 }
-        #expect(try party.celebrant.get(base).text.contains("data-countdown=\"\(moment)\">1 minute</span>"))
+        #expect(try party.celebrant.get(base).text.contains("data-countdown=\"\(moment)\" data-now=\"\(moment - 60)\">1 minute</span>"))
         let refused = try party.unlock(finished.first)
         #expect(refused.status == 409)
         #expect(refused.text.contains("Not yet: gifts open Sat 16 Jan 2027, 08:00 (Pacific/Auckland time)"))

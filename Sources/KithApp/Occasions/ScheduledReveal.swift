@@ -81,7 +81,7 @@ enum ScheduledReveal {
             scope.role.canPlay
             ? "Your gifts open"
             : "Gifts open for \(scope.occasion.celebrantName) (\(zone) time)"
-        return OccasionBanner.countdown(until: at, isoTime: time.machine, when: time.human, remaining: remaining(at - now), lead: lead)
+        return OccasionBanner.countdown(until: at, now: now, isoTime: time.machine, when: time.human, remaining: remaining(at - now), lead: lead)
     }
 
     static func setReveal(_ context: RequestContext) throws -> Response {
