@@ -10,6 +10,7 @@
 public enum FormField {
     public enum InputType: String, Sendable {
         case text, password, email, number, search, date, tel, url
+        case dateTime = "datetime-local"
     }
 
     /// The id of the control for a field name. Anything other than ASCII

@@ -133,6 +133,8 @@ public enum HostPanel {
         public var pointsForm: FormState
         public var boundsForm: FormState
         public var paths: Paths
+        /// The tracker, the reveal time, the book and party mode, as one section.
+        public var bigDay: HTML = ""
         public init(
             celebrantJoined: Bool, invites: [InviteLink], challengePoints: Int, darePoints: Int, giftCosts: Int, unpricedGifts: Int,
             gifts: [GiftRow], challenges: [ChallengeRow], dares: [ChallengeRow], dareMin: Int, dareMax: Int, adjustments: [Line],
@@ -189,6 +191,7 @@ public enum HostPanel {
                 \(sectionNav)
                 <section class="stack" aria-labelledby="invites-heading"><h2 id="invites-heading">Invite links</h2>
                 <div class="grid">\(invites)</div></section>
+                \(model.bigDay)
                 \(economy(model))
                 \(giftsSection(model.gifts, csrf: csrf))
                 \(challengesSection(model, csrf: csrf))

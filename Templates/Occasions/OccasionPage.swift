@@ -74,6 +74,8 @@ public enum OccasionPage {
         /// Only the celebrant spends the points; everyone else is told whose they are.
         public var isCelebrant = false
         public var paths: Paths
+        /// Notices above the page's own content: the reveal's countdown, the open book.
+        public var banner: HTML = ""
 
         public init(
             id: Int64, name: String, kindLabel: String, celebrantLabel: String, celebrantName: String, date: String,
@@ -124,7 +126,7 @@ public enum OccasionPage {
                 </header>
                 <nav class="tabs" aria-label="\(header.name)"><ul class="tabs__list">\(tabs)</ul></nav>
                 \(live)\(showsBalance ? balance(header) : "")
-                \(closed)\(body)
+                \(closed)\(header.banner)\(body)
                 </div>
                 </div>
                 """)

@@ -77,6 +77,7 @@ enum HostRoutes {
         var bounds = FormState()
         /// A price form sent back with its mistake, beside that gift.
         var price: (giftID: Int64, state: FormState)?
+        var reveal = FormState()
     }
 
     static func render(_ context: RequestContext, forms: Forms = Forms(), status: HTTPStatus = .ok) throws -> Response {
@@ -164,6 +165,8 @@ enum HostRoutes {
                     reopen: reopen.path(scope.id)))
             model.finaleConfirmation = try finaleConfirmation(db, scope: scope)
             model.closeConfirmation = closeConfirmation(scope)
+            model.bigDay = HostBigDay.render(
+                try ContributorTracker.hostSection(db, scope: scope, app: app, zone: zone, form: forms.reveal), csrf: context.csrfToken)
             return model
         }
         return app.page(HostPanel.render(context: frame, header: OccasionRoutes.header(scope), model: model), status: status)
@@ -357,6 +360,7 @@ enum HostRoutes {
         let scope = try host(context)
         let target = try gift(context, scope)
         let response = try act(context, open: true, notice: "unlocked") { tx, scope in
+            try ScheduledReveal.requireRevealed(scope, now: context.app.now)
             let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: target.id, byHost: true, now: context.app.now)
             switch outcome {
             case .unlocked: try OccasionActions.unlocked(tx, context.app, scope: scope, gift: target)

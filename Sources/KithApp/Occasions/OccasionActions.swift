@@ -108,6 +108,7 @@ enum OccasionActions {
         try scope.require(\.canPlay, "Only \(scope.occasion.celebrantName) can unlock gifts. The host can unlock one from the host panel.")
         try scope.requireOpen()
         let outcome = try context.write(OccasionScope.self, parameter: "occasion") { tx, scope in
+            try ScheduledReveal.requireRevealed(scope, now: app.now)
             let outcome = try OccasionStore.unlock(tx, occasionID: scope.id, giftID: giftID, byHost: false, now: app.now)
             if outcome == .unlocked { try unlocked(tx, app, scope: scope, gift: gift) }
             return outcome

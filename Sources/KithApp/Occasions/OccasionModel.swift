@@ -125,10 +125,15 @@ public struct Occasion: Sendable {
     public var dareMaxPoints: Int
     public var finaleAt: Int64?
     public var createdAt: Int64
+    /// When the host opened the shared book (see `OccasionBook`); nil while closed.
+    public var bookOpenedAt: Int64?
+    /// The scheduled reveal (see `ScheduledReveal`): no unlock before it.
+    public var revealAt: Int64?
+    public var revealZone: String?
 
     static let columns: SQL = """
         o.id, o.name, o.kind, o.celebrant_name, o.date, o.is_open, o.balance, o.dare_min_points, o.dare_max_points,
-        o.finale_at, o.created_at
+        o.finale_at, o.created_at, o.book_opened_at, o.reveal_at, o.reveal_zone
         """
 
     init(row: Row) throws {
@@ -143,6 +148,9 @@ public struct Occasion: Sendable {
         dareMaxPoints = Int(try row.get("dare_max_points") as Int64)
         finaleAt = try row.get("finale_at")
         createdAt = try row.get("created_at")
+        bookOpenedAt = try row.get("book_opened_at")
+        revealAt = try row.get("reveal_at")
+        revealZone = try row.get("reveal_zone")
     }
 }
 

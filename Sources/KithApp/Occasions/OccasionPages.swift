@@ -51,7 +51,7 @@ enum OccasionPages {
                 giftStatus: giftStatus, dareStatus: dareStatus, memberCount: members.count)
         }
         return context.app.page(
-            OccasionScreens.overview(context: frame, header: OccasionRoutes.header(scope), model: model))
+            OccasionScreens.overview(context: frame, header: OccasionBook.header(scope, context: context), model: model))
     }
 
     // MARK: Challenges
@@ -195,7 +195,7 @@ enum OccasionPages {
         let cost = gift.cost ?? 0
         let state: GiftCardView.State =
             gift.state == .unlocked ? .unlocked : (scope.occasion.balance >= cost ? .affordable : .locked)
-        let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable
+        let canUnlock = scope.role.canPlay && scope.occasion.isOpen && state == .affordable && !ScheduledReveal.waits(scope.occasion, now: app.now)
         return GiftCardView(
             id: gift.id, giverName: FormerMember.name(giver?.displayName, startsSentence: true), giverAvatarURL: Avatars.avatarURL(giver?.avatar ?? "fox", displayName: giver?.accountName ?? "", assets: app.assets),
             kindLabel: gift.kind.label, cost: cost, state: state,
@@ -214,22 +214,22 @@ enum OccasionPages {
         let (gifts, members, media) = data
         let giver = { (gift: Gift) in members.first { $0.userID == gift.authorID } }
         let offered = gifts.filter(\.isOffered)
+        let header = OccasionBook.header(scope, context: context)
         if scope.role.canPlay {
             let cards = offered.compactMap {
                 card($0, giver: giver($0), items: media[$0.id] ?? [], scope: scope, app: context.app, csrf: context.csrfToken)
             }
-            return context.app.page(
-                OccasionScreens.gifts(context: frame, header: OccasionRoutes.header(scope), carousel: cards, list: [], ownGiftURL: nil))
+            return context.app.page(OccasionScreens.gifts(context: frame, header: header, carousel: cards, list: [], ownGiftURL: nil))
         }
         let list = offered.map { gift in
             OccasionScreens.GiftListItem(
                 giverName: FormerMember.name(giver(gift)?.displayName, startsSentence: true), kindLabel: gift.kind.label,
                 stateLabel: gift.state == .unlocked ? "Unlocked" : "On offer · \(OccasionPage.points(gift.cost ?? 0))",
-                url: gift.authorID == scope.viewer.userID || scope.role.canModerate ? OccasionRoutes.showGift.path(scope.id, gift.id) : nil)
+                url: scope.canRead(gift) ? OccasionRoutes.showGift.path(scope.id, gift.id) : nil)
         }
         return context.app.page(
             OccasionScreens.gifts(
-                context: frame, header: OccasionRoutes.header(scope), carousel: nil, list: list,
+                context: frame, header: header, carousel: nil, list: list,
                 ownGiftURL: scope.role.canContribute ? OccasionRoutes.gift.path(scope.id) : nil))
     }
 
@@ -257,7 +257,7 @@ enum OccasionPages {
         {
             return context.app.page(
                 OccasionScreens.gift(
-                    context: frame, header: OccasionRoutes.header(scope), path: OccasionRoutes.showGift.path(scope.id, gift.id),
+                    context: frame, header: OccasionBook.header(scope, context: context), path: OccasionRoutes.showGift.path(scope.id, gift.id),
                     title: "\(view.kindLabel) from \(view.giverName)", card: view,
                     content: nil, note: nil, reportAction: reportAction, reportOnce: context.onceToken()),
                 status: status)
@@ -363,7 +363,7 @@ enum OccasionPages {
         }
         return context.app.page(
             OccasionScreens.timeline(
-                context: frame, header: OccasionRoutes.header(scope), view: view,
+                context: frame, header: OccasionBook.header(scope, context: context), view: view,
                 keepsakeURL: scope.role.canKeep ? OccasionKeepsake.download.path(scope.id) : nil))
     }
 

@@ -29,8 +29,8 @@ enum OccasionRoutes {
     static let people = Route(.get, "/occasions/:occasion/people")
     static let report = Route(.post, "/occasions/:occasion/reports")
 
-    static let stylesheets = ["css/occasions.css", "css/timeline.css", "css/reveal.css"]
-    static let scripts = ["js/occasions.js", "js/media.js", "js/reveal.js"]
+    static let stylesheets = ["css/occasions.css", "css/timeline.css", "css/reveal.css", "css/occasion-book.css"]
+    static let scripts = ["js/occasions.js", "js/media.js", "js/reveal.js", "js/countdown.js"]
 
     /// The one live topic of an occasion; every page of it follows it.
     static func topic(_ id: Int64) -> String { LiveTopics.name("occasion", id) }
@@ -72,6 +72,10 @@ enum OccasionRoutes {
         OccasionMedia.endpoints(app)
         OccasionKeepsake.endpoints(app)
         OccasionThanks.endpoints(app)
+        OccasionBook.endpoints(app)
+        ScheduledReveal.endpoints(app)
+        ContributorTracker.endpoints(app)
+        PartyRoutes.endpoints(app)
     }
 
     // MARK: Creating

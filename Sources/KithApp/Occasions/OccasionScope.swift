@@ -39,9 +39,11 @@ public struct OccasionScope: Scope {
     }
 
     /// May read the gift's words and media: its author always, the host once
-    /// it is sent (to price and moderate it), the celebrant once unlocked.
+    /// it is sent (to price and moderate it), the celebrant once unlocked,
+    /// and every member once unlocked while the shared book is open.
     func canRead(_ gift: Gift) -> Bool {
-        gift.authorID == viewer.userID || (role.canModerate && gift.state != .draft) || (role.canPlay && gift.state == .unlocked)
+        gift.authorID == viewer.userID || (role.canModerate && gift.state != .draft)
+            || ((role.canPlay || OccasionBook.isOpen(occasion)) && gift.state == .unlocked)
     }
 
     /// Refuses the action unless the role allows it.

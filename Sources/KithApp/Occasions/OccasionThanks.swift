@@ -51,9 +51,11 @@ enum OccasionThanks {
         unlocked && (bookIsOpen || authorID == viewerID || role.canPlay || role.canModerate)
     }
 
-    /// Whether the occasion's shared book is open. Not yet a feature: the
-    /// book, when it comes, answers here, and every check above follows.
-    static func bookIsOpen(_ db: some Queryable, occasionID: Int64) throws -> Bool { false }
+    /// Whether the occasion's shared book is open: the book answers, and
+    /// every check above follows.
+    static func bookIsOpen(_ db: some Queryable, occasionID: Int64) throws -> Bool {
+        try OccasionBook.isOpen(db, occasionID: occasionID)
+    }
 
     /// The gift, if the viewer may see its responses; otherwise not found.
     static func visibleGift(_ context: RequestContext, _ scope: OccasionScope) throws -> Gift {
