@@ -98,6 +98,29 @@ struct OccasionBookTests {
         #expect(try friend.get("\(base)/gifts/\(finished.second)").status == 404)
     }
 
+    @Test("the open book lets every member read the celebrant's thanks for every gift, and closing it takes them back")
+    func bookShowsThanks() throws {
+        let finished = try FinishedParty.make()
+        let party = finished.party
+        let base = finished.base
+        let page = "\(base)/gifts/\(finished.second)"
+        #expect(try party.thank(party.celebrant, gift: finished.second, words: "Thank you, friend two").status == 303)
+        // Closed: friend 1 sees neither friend 2's gift nor its thanks.
+        #expect(try party.contributors[0].get(page).status == 404)
+        #expect(!(try party.contributors[0].get("\(base)/timeline").text.contains("Thank you, friend two")))
+
+        #expect(try party.post(party.host, "\(base)/host/book/open", from: "\(base)/host").status == 303)
+        #expect(try party.contributors[0].get(page).text.contains("Thank you, friend two"))
+        #expect(try party.contributors[0].get("\(base)/timeline").text.contains("Thank you, friend two"))
+        // Reacting follows reading: friend 1 may now react to friend 2's gift.
+        #expect(try party.react(party.contributors[0], gift: finished.second, "heart").status == 303)
+
+        #expect(try party.post(party.host, "\(base)/host/book/close", from: "\(base)/host").status == 303)
+        #expect(try party.contributors[0].get(page).status == 404)
+        #expect(!(try party.contributors[0].get("\(base)/timeline").text.contains("Thank you, friend two")))
+        #expect(try party.react(party.contributors[0], gift: finished.second, "party").status == 404)
+    }
+
     // MARK: The scheduled reveal
 
     @Test("gifts wait for the moment the host set in the celebrant's zone: refused a minute before, unlockable on the minute; contributors add gifts meanwhile")
