@@ -39,6 +39,10 @@ public enum PlateBoardPage {
         public var undoAction: String?
         /// What taking that spot back would do.
         public var undoConfirmation: Confirmation?
+        /// Where it was seen, as the spotter typed it.
+        public var note: String?
+        /// When, in seconds: the feed groups one person's burst of spots.
+        public var spottedAt: Int64 = 0
         public init(regionName: String, regionCode: String, playerName: String, relativeTime: String, machineTime: String, undoAction: String?) {
             self.regionName = regionName
             self.regionCode = regionCode
@@ -100,6 +104,11 @@ public enum PlateBoardPage {
         public var paths: Paths
         /// The viewer's own spot just taken back, while it can be undone.
         public var undo: Confirm.UndoNotice?
+        /// Names this game's celebration for this viewer, so the page's
+        /// script plays it once, not on every refresh.
+        public var celebrationKey: String = ""
+        /// The "still missing" view, when the viewer asked for it.
+        public var missing: PlateMissing = PlateMissing()
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
@@ -124,27 +133,15 @@ public enum PlateBoardPage {
     }
 
     public static func render(context: PageContext, model: Model) -> HTML {
-        let otherMode = model.isCompetitive ? "collaborative" : "competitive"
-        let modeSwitch: HTML =
-            model.isHost
-            ? """
-            <form method="post"\(attribute: "action", model.paths.mode) class="plate-mode">
-            \(Layout.csrfField(context.csrfToken))<input type="hidden" name="mode"\(attribute: "value", otherMode)>
-            \(Button.secondary("Switch to \(otherMode)", small: true))
-            </form>
-            """
-            : ""
-        return Layout.page(
+        Layout.page(
             title: model.name, context: context,
             main: """
                 <section class="container stack roadtrip plate-game"\(attribute: "data-ending-gone", "You're no longer in \(model.name)")>
                 <header class="plate-game__header">
                 <h1 class="road-sign plate-game__title">\(model.name)</h1>
-                <p class="plate-game__meta"><span class="badge badge--green">\(model.isCompetitive ? "Competitive" : "Collaborative")</span> \
-                <a\(attribute: "href", model.paths.players)>Players and invite</a></p>
+                <p class="plate-game__meta"><a\(attribute: "href", model.paths.players)>Players and invite</a></p>
                 <div class="form-actions">
                 \(Button.link("Spotted a plate", href: model.paths.spotList))
-                \(modeSwitch)
                 </div>
                 </header>
                 \(Confirm.undo(model.undo, csrf: context.csrfToken))
@@ -171,14 +168,17 @@ public enum PlateBoardPage {
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
+            \(modeRow(model: model, csrfToken: csrfToken))
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
             <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
             \(celebration(model))
-            <div class="plate-map">
+            \(PlateMissing.nav(model.missing))
+            <div\(attribute: "class", "plate-map" + model.missing.mapClass)>
             <a class="plate-skip" href="#plate-feed">Skip past the map</a>
             \(map)
             </div>
+            \(PlateMissing.summary(model.missing))
             \(legend(model))
             \(model.isCompetitive ? leaderboard(model) : HTML.empty)
             </div>
@@ -192,7 +192,7 @@ public enum PlateBoardPage {
             model.isCompetitive
             ? "\(who) spotted all \(model.target)!"
             : "All \(model.target) spotted. What a road trip!"
-        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\">\(message)</p>"
+        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\"\(attribute: "data-celebrate-once", model.celebrationKey)>\(message)</p>"
     }
 
     static func legend(_ model: Model) -> HTML {
@@ -210,10 +210,10 @@ public enum PlateBoardPage {
     }
 
     static func leaderboard(_ model: Model) -> HTML {
-        let rows = model.players.enumerated().map { index, player -> HTML in
+        let rows = model.players.map { player -> HTML in
             let you: HTML = player.isViewer ? " <span class=\"muted\">(you)</span>" : ""
             return """
-                <li class="plate-leader"><span class="plate-leader__rank">\(index + 1)</span>\
+                <li class="plate-leader"><span class="plate-leader__rank">\(rank(of: player, among: model.players))</span>\
                 <span\(attribute: "class", "plate-swatch plate-swatch--p\(player.colour % USMap.playerColours)") aria-hidden="true"></span>\
                 <span class="plate-leader__name">\(player.name)\(you)</span>\
                 <span class="plate-leader__score">\(player.score) of \(model.target)</span></li>
@@ -250,19 +250,42 @@ public enum PlateBoardPage {
             """
     }
 
-    /// The feed of recent spots: "Idaho — Dad — 2 hours ago".
+    /// Players with the same score share a place: 1, 1, 3.
+    static func rank(of player: Player, among players: [Player]) -> Int {
+        1 + players.filter { $0.score > player.score }.count
+    }
+
+    /// The badge saying how the game is played, and the host's switch. Part
+    /// of the live board, so a switch shows on every open page.
+    static func modeRow(model: Model, csrfToken: String?) -> HTML {
+        let otherMode = model.isCompetitive ? "collaborative" : "competitive"
+        let modeSwitch: HTML =
+            model.isHost
+            ? """
+            <form method="post"\(attribute: "action", model.paths.mode) class="plate-mode">
+            \(Layout.csrfField(csrfToken))<input type="hidden" name="mode"\(attribute: "value", otherMode)>
+            \(Button.secondary("Switch to \(otherMode)", small: true))
+            </form>
+            """
+            : ""
+        return """
+            <div class="plate-board__mode"><span class="badge badge--green plate-mode-badge">\(model.isCompetitive ? "Competitive" : "Collaborative")</span>
+            \(modeSwitch)</div>
+            """
+    }
+
+    /// The feed of recent spots: "Idaho — Dad — 2 hours ago", and one
+    /// person's burst as one line that opens to its spots.
     public static func feed(model: Model, csrfToken: String?) -> HTML {
-        let items = model.feed.map { item -> HTML in
-            let undo: HTML = item.undoAction.map { action in
-                """
-                <form method="post"\(attribute: "action", action) class="plate-feed__undo"\(item.undoConfirmation.map(Confirm.attributes))>\
-                \(Layout.csrfField(csrfToken))\
-                <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
-                """
-            } ?? ""
+        let items = PlateFeedBursts.group(model.feed).map { burst -> HTML in
+            guard burst.count > 1, let newest = burst.first else { return feedItem(burst[0], csrfToken: csrfToken) }
+            let inner = burst.map { feedItem($0, csrfToken: csrfToken) }
             return """
-                <li class="plate-feed__item"><strong>\(item.regionName)</strong> — \(item.playerName) — \
-                <time class="muted"\(attribute: "datetime", item.machineTime)>\(item.relativeTime)</time>\(undo)</li>
+                <li class="plate-feed__item plate-feed__burst"><details><summary>\(PlateFeedBursts.headline(burst)) — \
+                <time class="muted"\(attribute: "datetime", newest.machineTime)>\(newest.relativeTime)</time></summary>
+                <ul class="plate-feed__list">
+                \(inner.joined(separator: "\n"))
+                </ul></details></li>
                 """
         }
         let list: HTML =
@@ -275,6 +298,21 @@ public enum PlateBoardPage {
             \(list)
             </section>
             """
+    }
+
+    static func feedItem(_ item: FeedItem, csrfToken: String?) -> HTML {
+            let undo: HTML = item.undoAction.map { action in
+                """
+                <form method="post"\(attribute: "action", action) class="plate-feed__undo"\(item.undoConfirmation.map(Confirm.attributes))>\
+                \(Layout.csrfField(csrfToken))\
+                <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
+                """
+            } ?? ""
+            let note: HTML = item.note.map { " <span class=\"plate-feed__note\">· \($0)</span>" } ?? ""
+            return """
+                <li class="plate-feed__item"><strong>\(item.regionName)</strong> — \(item.playerName)\(note) — \
+                <time class="muted"\(attribute: "datetime", item.machineTime)>\(item.relativeTime)</time>\(undo)</li>
+                """
     }
 }
 
