@@ -64,6 +64,9 @@ public enum PlateBoardPage {
         public var spot: String
         public var mode: String
         public var players: String
+        /// The board as a PNG, and the spots as CSV.
+        public var image: String = ""
+        public var csv: String = ""
         public init(
             board: String, boardFragment: String, feedFragment: String, spotList: String, states: [String: String], spot: String, mode: String,
             players: String
@@ -107,6 +110,8 @@ public enum PlateBoardPage {
         /// Names this game's celebration for this viewer, so the page's
         /// script plays it once, not on every refresh.
         public var celebrationKey: String = ""
+        /// Ending this trip, the next one, its numbers.
+        public var trip: PlateTripControls?
         /// The "still missing" view, when the viewer asked for it.
         public var missing: PlateMissing = PlateMissing()
 
@@ -130,6 +135,7 @@ public enum PlateBoardPage {
         }
 
         var isCompetitive: Bool { mode == "competitive" }
+        var isEnded: Bool { trip?.endedOn != nil }
     }
 
     public static func render(context: PageContext, model: Model) -> HTML {
@@ -140,9 +146,7 @@ public enum PlateBoardPage {
                 <header class="plate-game__header">
                 <h1 class="road-sign plate-game__title">\(model.name)</h1>
                 <p class="plate-game__meta"><a\(attribute: "href", model.paths.players)>Players and invite</a></p>
-                <div class="form-actions">
-                \(Button.link("Spotted a plate", href: model.paths.spotList))
-                </div>
+                \(model.isEnded ? "" : "<div class=\"form-actions\">\(Button.link("Spotted a plate", href: model.paths.spotList))</div>" as HTML)
                 </header>
                 \(Confirm.undo(model.undo, csrf: context.csrfToken))
                 \(board(model: model, csrfToken: context.csrfToken))
@@ -152,6 +156,7 @@ public enum PlateBoardPage {
                 </form>
                 <hr class="road-line">
                 \(feed(model: model, csrfToken: context.csrfToken))
+                \(share(model))
                 </section>
                 """)
     }
@@ -160,15 +165,17 @@ public enum PlateBoardPage {
     /// celebration, the map(s) and the leaderboard.
     public static func board(model: Model, csrfToken: String?) -> HTML {
         let states = model.paths.states
-        let map = USMap.render(
-            statuses: model.statuses,
-            options: USMap.Options(
-                label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
-                playable: model.playable, link: { states[$0] ?? "" }))
+        let label = model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)"
+        // An ended trip's board is to look at: no state is a control any more.
+        let map =
+            model.isEnded
+            ? USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable))
+            : USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" }))
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
             \(modeRow(model: model, csrfToken: csrfToken))
+            \(PlateTripControls.render(model.trip, csrf: csrfToken))
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
             <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
@@ -250,8 +257,22 @@ public enum PlateBoardPage {
             """
     }
 
+    /// The board to take away: the picture and the spots.
+    static func share(_ model: Model) -> HTML {
+        guard !model.paths.image.isEmpty else { return .empty }
+        return """
+            <section class="plate-share" aria-labelledby="plate-share-title">
+            <h2 class="plate-section-title" id="plate-share-title">Keep the board</h2>
+            <ul class="plate-share__links">
+            <li><a\(attribute: "href", model.paths.image + "?download=1") download>Map picture (PNG)</a></li>
+            <li><a\(attribute: "href", model.paths.csv) download>Every spot (CSV)</a></li>
+            </ul>
+            </section>
+            """
+    }
+
     /// Players with the same score share a place: 1, 1, 3.
-    static func rank(of player: Player, among players: [Player]) -> Int {
+    public static func rank(of player: Player, among players: [Player]) -> Int {
         1 + players.filter { $0.score > player.score }.count
     }
 

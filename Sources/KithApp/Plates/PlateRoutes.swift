@@ -56,7 +56,8 @@ enum PlateRoutes {
         Endpoint(create) { context in try createGame(context) }
         Endpoint(show) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let frame = frame(context, topics: [game.topic])
+            var frame = frame(context, topics: [game.topic])
+            frame.head = PlateShareRoutes.previewTags(context, game: game)
             let model = try boardModel(context, game, missing: try PlateMissingView.whose(context))
             return page(context, PlateBoardPage.render(context: frame, model: model))
         }
@@ -169,7 +170,8 @@ enum PlateRoutes {
                 groupProgress: try PlateStore.groupProgress(db, gameID: game.id),
                 recent: try PlateStore.recentSpots(db, gameID: game.id, limit: feedSize),
                 regions: try PlateStore.regions(db, ruleset: game.ruleset),
-                undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) }
+                undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) },
+                trip: try PlateTripRoutes.controls(db, game: game, zone: context.user?.timeZone ?? TimeZones.serverDefault)
             )
         }
         let target = data.regions.count
@@ -225,6 +227,9 @@ enum PlateRoutes {
                 states: Dictionary(uniqueKeysWithValues: data.regions.map { ($0.code, state.path(game.id, $0.code)) }),
                 spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
         model.undo = data.undo
+        model.trip = data.trip
+        model.paths.image = PlateShareRoutes.image.path(game.id)
+        model.paths.csv = PlateShareRoutes.csv.path(game.id)
         model.celebrationKey = "plate-\(game.id)-\(viewer)"
         model.missing = PlateMissingView.view(whose, base: show.path(game.id), regions: data.regions, spots: data.spots, viewerID: viewer)
         model.paths.boardFragment = PlateMissingView.path(model.paths.boardFragment, whose)
@@ -399,6 +404,7 @@ enum PlateRoutes {
         if let problem = reader.state.errors["note"] { throw HTTPError(.unprocessableContent, problem) }
         let also = context.request.form["also"] == "yes"
         let outcome = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> SpotOutcome in
+            guard try PlateTripStore.endedAt(tx, gameID: game.id) == nil else { throw HTTPError(.unprocessableContent, PlateTripRoutes.ended) }
             guard let region = try PlateStore.region(tx, code: code, ruleset: game.ruleset) else { return .unknown }
             // On a shared board a state someone else has is already there:
             // the tap asks first rather than posting a second "Texas" to everyone.
