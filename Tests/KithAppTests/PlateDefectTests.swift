@@ -254,6 +254,36 @@ struct PlateDefectTests {
         #expect(board.contains("data-celebrate=\"confetti\" data-celebrate-once=\"plate-\(game)-\(dad.id)\""))
     }
 
+    @Test(
+        "the new views pass the Nu HTML checker: still missing, a burst with notes, 'I saw one too', the trip page and an ended board",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func newViewsValidate() throws {
+        let app = try Plates.harness()
+        let (dad, game, mom) = try Plates.family(app)
+        let csrf = try mom.session.token(from: "/games/\(game)")
+        for state in ["TX", "OH", "UT"] {
+            _ = try mom.session.post("/games/\(game)/spots", [("state", state), ("note", "near \(state) & co")], csrf: csrf)
+        }
+        var pages: [(name: String, html: String)] = []
+        func add(_ name: String, _ session: WebSession, _ path: String) throws {
+            let response = try session.get(path)
+            #expect(response.status == 200, "\(path)")
+            pages.append((name, response.text))
+        }
+        try add("missing-everyone", dad.session, "/games/\(game)?missing=everyone")
+        try add("missing-me-list", dad.session, "/games/\(game)/spot?missing=me")
+        try add("saw-one-too", dad.session, "/games/\(game)/states/TX")
+        try add("trip", dad.session, "/games/\(game)/trip")
+        _ = try dad.session.postConfirming("/games/\(game)/trip/end", [], csrf: try dad.session.token(from: "/games/\(game)"))
+        try add("ended-board", mom.session, "/games/\(game)")
+        try add("ended-trip", dad.session, "/games/\(game)/trip")
+        let directory = try TemporaryDirectory("kith-plate-defects-html")
+        for page in pages {
+            try Data(page.html.utf8).write(to: URL(fileURLWithPath: "\(directory.path)/\(page.name).html"))
+        }
+        try HTMLValidationTests.expectValid(directory: directory.path)
+    }
+
     private func player(score: Int) -> PlateBoardPage.Player {
         PlateBoardPage.Player(name: "P", colour: 0, score: score, isViewer: false, isHost: false)
     }

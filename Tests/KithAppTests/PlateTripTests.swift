@@ -22,8 +22,8 @@ struct PlateTripTests {
         #expect(ended.status == 303)
         let board = try mom.session.get("/games/\(game)").text
         #expect(board.contains("This trip ended on"))
-        #expect(board.contains("<strong>Texas</strong> — Mom"), "the feed stays as it was")
-        #expect(board.contains("usmap__state usmap__state--others"), "and so does the map")
+        #expect(board.contains("<strong>Texas</strong> — you"), "the feed stays as it was")
+        #expect(board.contains("usmap__state usmap__state--mine"), "and so does the map")
         #expect(!board.contains("href=\"/games/\(game)/states/"), "its states are no longer controls")
         let refused = try Plates.spot(mom.session, game, "OH")
         #expect(refused.status == 422)
