@@ -174,8 +174,8 @@ public enum PlateBoardPage {
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
+            \(PlateTripControls.notice(model.trip))
             \(modeRow(model: model, csrfToken: csrfToken))
-            \(PlateTripControls.render(model.trip, csrf: csrfToken))
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
             <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong></p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
@@ -188,6 +188,7 @@ public enum PlateBoardPage {
             \(PlateMissing.summary(model.missing))
             \(legend(model))
             \(model.isCompetitive ? leaderboard(model) : HTML.empty)
+            \(PlateTripControls.render(model.trip, csrf: csrfToken))
             </div>
             """
     }

@@ -23,11 +23,16 @@ public struct PlateTripControls: Sendable, Equatable {
         self.nextTrip = nextTrip
     }
 
+    /// "This trip ended on …", above an ended trip's board.
+    public static func notice(_ controls: PlateTripControls?) -> HTML {
+        controls?.endedOn.map { "<p class=\"plate-ended\"><strong>This trip ended on \($0).</strong> Its board stays as it was.</p>" } ?? .empty
+    }
+
+    /// The trip's links and the host's buttons, below the board. Without a
+    /// `page` (on the trip page itself) there is no link to it.
     public static func render(_ controls: PlateTripControls?, csrf: String?) -> HTML {
         guard let controls else { return .empty }
-        let ended: HTML = controls.endedOn.map {
-            "<p class=\"plate-ended\"><strong>This trip ended on \($0).</strong> Its board stays as it was.</p>"
-        } ?? ""
+        let link: HTML = controls.page.isEmpty ? "" : "<a\(attribute: "href", controls.page)>Trip stats</a>"
         let next: HTML =
             if let trip = controls.nextTrip {
                 "<a\(attribute: "href", trip)>Go to the next trip</a>"
@@ -43,7 +48,7 @@ public struct PlateTripControls: Sendable, Equatable {
             controls.endConfirmation.map { Confirm.button("End this trip", action: action, csrf: csrf, $0) }
         } ?? ""
         return """
-            <div class="plate-trip-row">\(ended)<a\(attribute: "href", controls.page)>Trip stats</a>
+            <div class="plate-trip-row">\(link)
             \(next)\(end)</div>
             """
     }
@@ -141,6 +146,7 @@ public enum PlateTripPage {
                 <section class="container container--narrow stack roadtrip plate-page"\(attribute: "data-ending-gone", "You're no longer in \(model.gameName)")>
                 <header class="page-header"><h1 class="road-sign">\(model.gameName)</h1>
                 <p><a\(attribute: "href", model.board)>Back to the board</a></p></header>
+                \(PlateTripControls.notice(model.controls))
                 \(PlateTripControls.render(model.controls, csrf: context.csrfToken))
                 <section class="stack" aria-labelledby="plate-stats-title">
                 <h2 id="plate-stats-title">The trip in numbers</h2>

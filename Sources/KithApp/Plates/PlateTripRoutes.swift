@@ -46,13 +46,14 @@ enum PlateTripRoutes {
         let frame = PlateRoutes.frame(context, topics: [game.topic])
         let zone = context.user?.timeZone ?? TimeZones.serverDefault
         let now = context.app.now
-        let data = try context.app.database.read { db in
+        var data = try context.app.database.read { db in
             (
                 regions: try PlateStore.regions(db, ruleset: game.ruleset), spots: try PlateStore.spots(db, gameID: game.id),
                 endedAt: try PlateTripStore.endedAt(db, gameID: game.id), controls: try controls(db, game: game, zone: zone),
                 earlier: try PlateTripStore.earlier(db, gameID: game.id, userID: game.userID)
             )
         }
+        data.controls.page = ""
         let playable = Set(data.regions.map(\.code))
         let stats = PlateTripStats.make(
             mode: game.mode, spots: data.spots.filter { playable.contains($0.region) }, target: data.regions.count, endedAt: data.endedAt, now: now)
