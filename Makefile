@@ -9,7 +9,9 @@
 #   make map-source  re-extract the North America map data from Natural Earth
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
-DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata
+# librsvg2-bin: rsvg-convert, which the server runs to paint a plate game's
+# board as a PNG (its share picture and Open Graph image).
+DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin
 # The tests drive headless Chromium through chromedriver to check the page
 # scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,

@@ -154,15 +154,31 @@ export function celebrate(kind, element = null) {
 }
 
 // Plays each `[data-celebrate]` under root once, marking it so that a later
-// scan (after a live fragment swap) leaves it alone.
+// scan (after a live fragment swap) leaves it alone. One that names itself
+// in `data-celebrate-once` plays once on this device, ever: a finished game
+// is not celebrated again on every visit.
 export function scan(root = document) {
   const selector = "[data-celebrate]:not([data-celebrated])";
   const found = [...root.querySelectorAll(selector)];
   if (root.matches?.(selector)) found.unshift(root);
   for (const element of found) {
+    const key = element.dataset.celebrateOnce && `kith:celebrated:${element.dataset.celebrateOnce}`;
+    if (key && remembered(key)) {
+      element.dataset.celebrated = "before";
+      continue;
+    }
     element.dataset.celebrated = "true";
+    if (key) remember(key);
     celebrate(element.dataset.celebrate, element);
   }
+}
+
+// Storage can be refused (private modes, full quota): then it plays as before.
+function remembered(key) {
+  try { return localStorage.getItem(key) !== null; } catch { return false; }
+}
+function remember(key) {
+  try { localStorage.setItem(key, "1"); } catch { /* plays again next time */ }
 }
 
 // Plays `[data-celebrate-on-click]`'s celebration from the element on every click.

@@ -8,12 +8,14 @@ import * as queue from "./queue.js";
 const motion = import("./motion.js").catch(() => null);
 
 // A tap on a state you haven't spotted submits the page's hidden form.
-// A state you have spotted still opens its page, where you can undo.
+// A state you have spotted still opens its page, where you can undo; so
+// does one someone else has on a shared board, which says who and asks
+// before adding yours.
 document.addEventListener("click", (event) => {
   const link = event.target instanceof Element && event.target.closest(".usmap--playable a[data-state], .usmap-chips a[data-state]");
   const form = document.getElementById("plate-map-form");
   if (!link || !form || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-  if (link.classList.contains("usmap__state--mine")) return;
+  if (link.classList.contains("usmap__state--mine") || link.classList.contains("usmap__state--others")) return;
   event.preventDefault();
   if (link.hasAttribute("data-pending")) return; // already waiting to be sent
   form.elements.state.value = link.dataset.state;

@@ -2,12 +2,13 @@
 /// friendly sentence and, usually, the one action that fills it.
 public enum EmptyState {
     /// `headingLevel` fits the title into the page outline (2 to 6).
-    public static func render(title: String, message: String, action: HTML? = nil, headingLevel: Int = 2) -> HTML {
+    /// `art` replaces the gift where a feature has its own drawing.
+    public static func render(title: String, message: String, action: HTML? = nil, headingLevel: Int = 2, art: HTML? = nil) -> HTML {
         let level = min(max(headingLevel, 2), 6)
         let actionPart: HTML = action.map { "\n<div class=\"empty-state__action\">\($0)</div>" } ?? ""
         return """
             <div class="empty-state">
-            \(illustration)
+            \(art ?? illustration)
             <h\(level) class="empty-state__title">\(title)</h\(level)>
             <p class="empty-state__message">\(message)</p>\(actionPart)
             </div>

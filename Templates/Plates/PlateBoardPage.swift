@@ -41,6 +41,10 @@ public enum PlateBoardPage {
         public var undoAction: String?
         /// What taking that spot back would do.
         public var undoConfirmation: Confirmation?
+        /// Where it was seen, as the spotter typed it.
+        public var note: String?
+        /// When, in seconds: the feed groups one person's burst of spots.
+        public var spottedAt: Int64 = 0
         public init(regionName: String, regionCode: String, playerName: String, relativeTime: String, machineTime: String, undoAction: String?) {
             self.regionName = regionName
             self.regionCode = regionCode
@@ -62,6 +66,9 @@ public enum PlateBoardPage {
         public var spot: String
         public var mode: String
         public var players: String
+        /// The board as a PNG, and the spots as CSV.
+        public var image: String = ""
+        public var csv: String = ""
         public init(
             board: String, boardFragment: String, feedFragment: String, spotList: String, states: [String: String], spot: String, mode: String,
             players: String
@@ -104,6 +111,13 @@ public enum PlateBoardPage {
         public var undo: Confirm.UndoNotice?
         /// The group's points, in a collaborative game scored by rarity.
         public var groupPoints: Int?
+        /// Names this game's celebration for this viewer, so the page's
+        /// script plays it once, not on every refresh.
+        public var celebrationKey: String = ""
+        /// Ending this trip, the next one, its numbers.
+        public var trip: PlateTripControls?
+        /// The "still missing" view, when the viewer asked for it.
+        public var missing: PlateMissing = PlateMissing()
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
@@ -125,31 +139,18 @@ public enum PlateBoardPage {
         }
 
         var isCompetitive: Bool { mode == "competitive" }
+        var isEnded: Bool { trip?.endedOn != nil }
     }
 
     public static func render(context: PageContext, model: Model) -> HTML {
-        let otherMode = model.isCompetitive ? "collaborative" : "competitive"
-        let modeSwitch: HTML =
-            model.isHost
-            ? """
-            <form method="post"\(attribute: "action", model.paths.mode) class="plate-mode">
-            \(Layout.csrfField(context.csrfToken))<input type="hidden" name="mode"\(attribute: "value", otherMode)>
-            \(Button.secondary("Switch to \(otherMode)", small: true))
-            </form>
-            """
-            : ""
-        return Layout.page(
+        Layout.page(
             title: model.name, context: context,
             main: """
                 <section class="container stack roadtrip plate-game"\(attribute: "data-ending-gone", "You're no longer in \(model.name)")>
                 <header class="plate-game__header">
                 <h1 class="road-sign plate-game__title">\(model.name)</h1>
-                <p class="plate-game__meta"><span class="badge badge--green">\(model.isCompetitive ? "Competitive" : "Collaborative")</span> \
-                <a\(attribute: "href", model.paths.players)>Players and invite</a></p>
-                <div class="form-actions">
-                \(Button.link("Spotted a plate", href: model.paths.spotList))
-                \(modeSwitch)
-                </div>
+                <p class="plate-game__meta"><a\(attribute: "href", model.paths.players)>Players and invite</a></p>
+                \(model.isEnded ? "" : "<div class=\"form-actions\">\(Button.link("Spotted a plate", href: model.paths.spotList))</div>" as HTML)
                 </header>
                 \(Confirm.undo(model.undo, csrf: context.csrfToken))
                 \(board(model: model, csrfToken: context.csrfToken))
@@ -159,6 +160,7 @@ public enum PlateBoardPage {
                 </form>
                 <hr class="road-line">
                 \(feed(model: model, csrfToken: context.csrfToken))
+                \(share(model))
                 </section>
                 """)
     }
@@ -167,24 +169,31 @@ public enum PlateBoardPage {
     /// celebration, the map(s) and the leaderboard.
     public static func board(model: Model, csrfToken: String?) -> HTML {
         let states = model.paths.states
-        let options = USMap.Options(
-            label: model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)",
-            playable: model.playable, link: { states[$0] ?? "" })
-        let map = USMap.render(statuses: model.statuses, options: options)
+        let label = model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)"
+        // An ended trip's board is to look at: no state is a control any more.
+        let map =
+            model.isEnded
+            ? USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable))
+            : USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" }))
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
+            \(PlateTripControls.notice(model.trip))
+            \(modeRow(model: model, csrfToken: csrfToken))
             <p class="plate-progress"><span class="plate-progress__label">\(progressLabel)</span> \
             <strong class="plate-progress__count">\(model.progress) of \(model.target)</strong>\(pointsText(model.groupPoints))</p>
             <progress class="plate-progress__bar"\(attribute: "value", String(model.progress))\(attribute: "max", String(model.target))\(attribute: "aria-label", "\(progressLabel): \(model.progress) of \(model.target)")></progress>
             \(celebration(model))
-            <div class="plate-map">
+            \(PlateMissing.nav(model.missing))
+            <div\(attribute: "class", "plate-map" + model.missing.mapClass)>
             <a class="plate-skip" href="#plate-feed">Skip past the map</a>
             \(map)
             \(USMap.chips(statuses: model.statuses, options: options))
             </div>
+            \(PlateMissing.summary(model.missing))
             \(legend(model))
             \(model.isCompetitive ? leaderboard(model) : HTML.empty)
+            \(PlateTripControls.render(model.trip, csrf: csrfToken))
             </div>
             """
     }
@@ -202,7 +211,7 @@ public enum PlateBoardPage {
             model.isCompetitive
             ? "\(who) spotted all \(model.target)!"
             : "All \(model.target) spotted. What a road trip!"
-        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\">\(message)</p>"
+        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\"\(attribute: "data-celebrate-once", model.celebrationKey)>\(message)</p>"
     }
 
     static func legend(_ model: Model) -> HTML {
@@ -220,10 +229,10 @@ public enum PlateBoardPage {
     }
 
     static func leaderboard(_ model: Model) -> HTML {
-        let rows = model.players.enumerated().map { index, player -> HTML in
+        let rows = model.players.map { player -> HTML in
             let you: HTML = player.isViewer ? " <span class=\"muted\">(you)</span>" : ""
             return """
-                <li class="plate-leader"><span class="plate-leader__rank">\(index + 1)</span>\
+                <li class="plate-leader"><span class="plate-leader__rank">\(rank(of: player, among: model.players))</span>\
                 <span\(attribute: "class", "plate-swatch plate-swatch--p\(player.colour % USMap.playerColours)") aria-hidden="true"></span>\
                 <span class="plate-leader__name">\(player.name)\(you)</span>\
                 <span class="plate-leader__score">\(player.score) of \(model.target)\(pointsText(player.points))</span></li>
@@ -260,19 +269,56 @@ public enum PlateBoardPage {
             """
     }
 
-    /// The feed of recent spots: "Idaho — Dad — 2 hours ago".
+    /// The board to take away: the picture and the spots.
+    static func share(_ model: Model) -> HTML {
+        guard !model.paths.image.isEmpty else { return .empty }
+        return """
+            <section class="plate-share" aria-labelledby="plate-share-title">
+            <h2 class="plate-section-title" id="plate-share-title">Keep the board</h2>
+            <ul class="plate-share__links">
+            <li><a\(attribute: "href", model.paths.image + "?download=1") download>Map picture (PNG)</a></li>
+            <li><a\(attribute: "href", model.paths.csv) download>Every spot (CSV)</a></li>
+            </ul>
+            </section>
+            """
+    }
+
+    /// Players with the same score share a place: 1, 1, 3.
+    public static func rank(of player: Player, among players: [Player]) -> Int {
+        1 + players.filter { $0.score > player.score }.count
+    }
+
+    /// The badge saying how the game is played, and the host's switch. Part
+    /// of the live board, so a switch shows on every open page.
+    static func modeRow(model: Model, csrfToken: String?) -> HTML {
+        let otherMode = model.isCompetitive ? "collaborative" : "competitive"
+        let modeSwitch: HTML =
+            model.isHost
+            ? """
+            <form method="post"\(attribute: "action", model.paths.mode) class="plate-mode">
+            \(Layout.csrfField(csrfToken))<input type="hidden" name="mode"\(attribute: "value", otherMode)>
+            \(Button.secondary("Switch to \(otherMode)", small: true))
+            </form>
+            """
+            : ""
+        return """
+            <div class="plate-board__mode"><span class="badge badge--green plate-mode-badge">\(model.isCompetitive ? "Competitive" : "Collaborative")</span>
+            \(modeSwitch)</div>
+            """
+    }
+
+    /// The feed of recent spots: "Idaho — Dad — 2 hours ago", and one
+    /// person's burst as one line that opens to its spots.
     public static func feed(model: Model, csrfToken: String?) -> HTML {
-        let items = model.feed.map { item -> HTML in
-            let undo: HTML = item.undoAction.map { action in
-                """
-                <form method="post"\(attribute: "action", action) class="plate-feed__undo"\(item.undoConfirmation.map(Confirm.attributes))>\
-                \(Layout.csrfField(csrfToken))\
-                <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
-                """
-            } ?? ""
+        let items = PlateFeedBursts.group(model.feed).map { burst -> HTML in
+            guard burst.count > 1, let newest = burst.first else { return feedItem(burst[0], csrfToken: csrfToken) }
+            let inner = burst.map { feedItem($0, csrfToken: csrfToken) }
             return """
-                <li class="plate-feed__item"><strong>\(item.regionName)</strong> — \(item.playerName) — \
-                <time class="muted"\(attribute: "datetime", item.machineTime)>\(item.relativeTime)</time>\(undo)</li>
+                <li class="plate-feed__item plate-feed__burst"><details><summary>\(PlateFeedBursts.headline(burst)) — \
+                <time class="muted"\(attribute: "datetime", newest.machineTime)>\(newest.relativeTime)</time></summary>
+                <ul class="plate-feed__list">
+                \(inner.joined(separator: "\n"))
+                </ul></details></li>
                 """
         }
         let list: HTML =
@@ -285,6 +331,21 @@ public enum PlateBoardPage {
             \(list)
             </section>
             """
+    }
+
+    static func feedItem(_ item: FeedItem, csrfToken: String?) -> HTML {
+            let undo: HTML = item.undoAction.map { action in
+                """
+                <form method="post"\(attribute: "action", action) class="plate-feed__undo"\(item.undoConfirmation.map(Confirm.attributes))>\
+                \(Layout.csrfField(csrfToken))\
+                <button class="link-button" type="submit"\(attribute: "aria-label", "Undo your spot of \(item.regionName)")>Undo</button></form>
+                """
+            } ?? ""
+            let note: HTML = item.note.map { " <span class=\"plate-feed__note\">· \($0)</span>" } ?? ""
+            return """
+                <li class="plate-feed__item"><strong>\(item.regionName)</strong> — \(item.playerName)\(note) — \
+                <time class="muted"\(attribute: "datetime", item.machineTime)>\(item.relativeTime)</time>\(undo)</li>
+                """
     }
 }
 

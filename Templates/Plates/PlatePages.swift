@@ -60,7 +60,8 @@ public struct PlateListItem: Sendable, Equatable {
 /// without script; the page's script adds a filter box ("rh" finds Rhode Island).
 public enum PlateSpotListPage {
     public static func render(
-        context: PageContext, gameName: String, board: String, action: String, fragment: String, items: [PlateListItem]
+        context: PageContext, gameName: String, board: String, action: String, fragment: String, items: [PlateListItem],
+        missing: PlateMissing = PlateMissing()
     ) -> HTML {
         Layout.page(
             title: "Spotted a plate · \(gameName)", context: context,
@@ -68,6 +69,7 @@ public enum PlateSpotListPage {
                 <section class="container container--narrow stack roadtrip plate-page"\(attribute: "data-ending-gone", "You're no longer in \(gameName)")>
                 <header class="page-header"><h1 class="road-sign">Spotted a plate</h1>
                 <p>Which state was it? <a\(attribute: "href", board)>Back to \(gameName)</a></p></header>
+                \(PlateMissing.nav(missing))
                 <div class="plate-filter field" data-plate-filter hidden>
                 <label class="field__label" for="plate-filter-input">Find a state</label>
                 <input class="field__input" id="plate-filter-input" type="search" autocomplete="off" spellcheck="false" placeholder="Type a few letters, like rh" aria-controls="plate-list" aria-describedby="plate-filter-count">
@@ -122,6 +124,10 @@ public enum PlateStatePage {
         public var spotters: [String]
         /// What taking the viewer's spot back would do.
         public var undoConfirmation: Confirmation?
+        /// Collaborative, spotted by someone else and not by the viewer: who
+        /// spotted it first. The page then offers "I saw one too", which adds
+        /// the viewer's own spot without a second line in the feed.
+        public var firstSpotter: String?
         public init(
             gameName: String, regionName: String, regionCode: String, board: String, spotAction: String, undoAction: String?, spotters: [String]
         ) {
@@ -139,15 +145,25 @@ public enum PlateStatePage {
         let who: HTML =
             model.spotters.isEmpty
             ? "<p>Nobody in \(model.gameName) has spotted one yet.</p>"
-            : "<p>Spotted by \(model.spotters.joined(separator: ", ")).</p>"
+            : "<p>Spotted by \(model.spotters.joined(separator: "; ")).</p>"
         let action: HTML
         if let undo = model.undoAction, let confirmation = model.undoConfirmation {
             action = Confirm.button("Undo my spot", action: undo, csrf: context.csrfToken, confirmation, small: false, formClass: "form-actions")
         } else {
+            let also: HTML =
+                model.firstSpotter == nil
+                ? ""
+                : """
+                <input type="hidden" name="also" value="yes">\
+                <p class="muted">It's on the shared board already. Your own spot counts if the game becomes a race.</p>
+                """
+            let button = model.firstSpotter == nil ? "Yes, I spotted \(model.regionName)" : "I saw one too"
             action = """
-                <form method="post"\(attribute: "action", model.spotAction) class="form-actions">\(Layout.csrfField(context.csrfToken))\
+                <form method="post"\(attribute: "action", model.spotAction) class="form stack">\(Layout.csrfField(context.csrfToken))\
                 <input type="hidden" name="state"\(attribute: "value", model.regionCode)><input type="hidden" name="from" value="board">\
-                \(Button.primary("Yes, I spotted \(model.regionName)"))</form>
+                \(also)\
+                \(FormField.text(name: "note", label: "Where? (optional)", value: nil, hint: "A place in your words, like the rest stop near Amarillo. Never your location.", error: nil, required: false, maxLength: 80, autocomplete: "off"))
+                <div class="form-actions">\(Button.primary(button))</div></form>
                 """
         }
         return Layout.page(
@@ -234,7 +250,8 @@ public enum PlatePlayersPage {
             invite = """
                 <section class="stack" aria-labelledby="plate-invite-title">
                 <h2 id="plate-invite-title">Invite the family</h2>
-                <p>Read the code aloud: <strong class="plate-code mono">\(code)</strong> — they type it at <a\(attribute: "href", context.links[.join])>Join with a code</a>. Or share the link.</p>
+                <p>Read the code aloud; they type it at <a\(attribute: "href", context.links[.join])>Join with a code</a>. Or share the link.</p>
+                \(PlateInviteCode.render(code))
                 \(InviteLinkCard.render(title: "Invite link for \(model.gameName)", link: link, qrCode: model.qrCode))
                 \(rotate)
                 </section>
@@ -319,7 +336,7 @@ public enum PlateDashboardSection {
             body = EmptyState.render(
                 title: "No plate games yet",
                 message: "Start one for the next road trip, then share the code with the family.",
-                action: Button.link("New plate game", href: newGame), headingLevel: 3)
+                action: Button.link("New plate game", href: newGame), headingLevel: 3, art: PlateArt.emptyState)
         } else {
             let items = games.map { game -> HTML in
                 let whose = game.mode == "competitive" ? "your board" : "together"

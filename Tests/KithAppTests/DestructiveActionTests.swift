@@ -299,7 +299,8 @@ private func escaped(_ text: String) -> String {
         let app = try Plates.harness(clock: clock)
         let (dad, game, mom) = try Plates.family(app)
         try Plates.spot(mom.session, game, "OH")
-        try Plates.spot(dad.session, game, "OH")
+        // Ohio is on the shared board already: Dad adds his with "I saw one too".
+        _ = try dad.session.post("/games/\(game)/spots", [("state", "OH"), ("also", "yes")], csrf: try dad.session.token(from: "/games/\(game)"))
         clock.withLock { $0 += 600 }
         let spots = try Self.spots(app, game, user: mom.id)
         let spotID = try Plates.spotID(app, game, user: mom.id, region: "OH")

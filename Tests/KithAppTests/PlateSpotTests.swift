@@ -94,7 +94,8 @@ struct PlateSpotTests {
         try Plates.spot(dad.session, game, "ID")
         try Plates.spot(dad.session, game, "OH")
         clock.withLock { $0 += 60 }
-        try Plates.spot(mom.session, game, "ID")
+        // Dad has Idaho on the shared board: Mom adds hers with "I saw one too".
+        _ = try mom.session.post("/games/\(game)/spots", [("state", "ID"), ("also", "yes")], csrf: try mom.session.token(from: "/games/\(game)"))
         try Plates.spot(mom.session, game, "UT")
         let rows = try Plates.spotRows(app, game)
         #expect(rows.count == 4)
@@ -175,7 +176,7 @@ struct PlateSpotTests {
         try Plates.spot(mom.session, game, states.last!)
         let done = try mom.session.get("/games/\(game)/board").text
         #expect(done.contains("<strong class=\"plate-progress__count\">50 of 50</strong>"))
-        #expect(done.contains("data-celebrate=\"confetti\">All 50 spotted. What a road trip!"))
+        #expect(done.contains("data-celebrate=\"confetti\" data-celebrate-once=\"plate-\(game)-\(mom.id)\">All 50 spotted. What a road trip!"))
 
         _ = try dad.session.post("/games/\(game)/mode", [("mode", "competitive")], csrf: try dad.session.token(from: "/games/\(game)"))
         #expect(!(try mom.session.get("/games/\(game)/board").text.contains("data-celebrate")), "nobody has all 50 alone")

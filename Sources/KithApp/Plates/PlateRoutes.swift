@@ -56,12 +56,15 @@ enum PlateRoutes {
         Endpoint(create) { context in try createGame(context) }
         Endpoint(show) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            let frame = frame(context, topics: [game.topic])
-            return page(context, PlateBoardPage.render(context: frame, model: try boardModel(context, game)))
+            var frame = frame(context, topics: [game.topic])
+            frame.head = PlateShareRoutes.previewTags(context, game: game)
+            let model = try boardModel(context, game, missing: try PlateMissingView.whose(context))
+            return page(context, PlateBoardPage.render(context: frame, model: model))
         }
         Endpoint(boardFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
-            return page(context, PlateBoardPage.board(model: try boardModel(context, game), csrfToken: context.csrfToken))
+            let model = try boardModel(context, game, missing: try PlateMissingView.whose(context))
+            return page(context, PlateBoardPage.board(model: model, csrfToken: context.csrfToken))
         }
         Endpoint(feedFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
@@ -70,20 +73,22 @@ enum PlateRoutes {
         Endpoint(spotList) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
             let frame = frame(context, topics: [game.topic])
-            let items = try listItems(context, game)
+            let whose = try PlateMissingView.whose(context)
+            let (items, missing) = try listItems(context, game, missing: whose)
             return page(
                 context,
                 PlateSpotListPage.render(
                     context: frame, gameName: game.name, board: show.path(game.id), action: spot.path(game.id),
-                    fragment: listFragment.path(game.id), items: items))
+                    fragment: PlateMissingView.path(listFragment.path(game.id), whose), items: items, missing: missing))
         }
         Endpoint(listFragment) { context in
             let game = try context.load(PlateGameScope.self, parameter: "game")
+            let whose = try PlateMissingView.whose(context)
             return page(
                 context,
                 PlateSpotListPage.list(
-                    csrfToken: context.csrfToken, action: spot.path(game.id), fragment: listFragment.path(game.id),
-                    items: try listItems(context, game)))
+                    csrfToken: context.csrfToken, action: spot.path(game.id), fragment: PlateMissingView.path(listFragment.path(game.id), whose),
+                    items: try listItems(context, game, missing: whose).items))
         }
         Endpoint(state) { context in try statePage(context) }
         Endpoint(spot) { context in try spotPost(context) }
@@ -104,6 +109,7 @@ enum PlateRoutes {
             try context.write(PlateGameScope.self, parameter: "game") { tx, game in
                 guard game.role.canRotateCode else { throw HTTPError.forbidden("Only the host can change the invite code.") }
                 _ = try app.invites.rotate(tx, kind: inviteKind, targetID: game.id, by: game.userID, now: now)
+                try context.flash(tx, "New invite code ready. The old one no longer works.")
             }
             return .redirect(to: players.path(game.id))
         }
@@ -120,6 +126,7 @@ enum PlateRoutes {
             if let page = context.unconfirmed(try leaveConfirmation(context.app, game: game), cancel: show.path(game.id)) { return page }
             _ = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
                 try removePlayer(tx, context.app, game: game.id, userID: game.userID)
+                try context.flash(tx, "You left \(game.name).")
             }
             return .redirect(to: "/")
         }
@@ -153,7 +160,7 @@ enum PlateRoutes {
 
     /// Everything the board page shows, read in one transaction and drawn
     /// the way the game's mode says. The spots are the same either way.
-    static func boardModel(_ context: RequestContext, _ game: PlateGameScope) throws -> PlateBoardPage.Model {
+    static func boardModel(_ context: RequestContext, _ game: PlateGameScope, missing whose: PlateMissing.Whose? = nil) throws -> PlateBoardPage.Model {
         let now = context.app.now
         let viewer = game.userID
         let data = try context.app.database.read { db in
@@ -164,17 +171,25 @@ enum PlateRoutes {
                 groupPoints: game.scoring == .rarity ? try PlateStore.groupPoints(db, gameID: game.id) : nil,
                 recent: try PlateStore.recentSpots(db, gameID: game.id, limit: feedSize),
                 regions: try PlateStore.regions(db, ruleset: game.ruleset),
-                undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) }
+                undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) },
+                trip: try PlateTripRoutes.controls(db, game: game, zone: context.user?.timeZone ?? TimeZones.serverDefault)
             )
         }
         let target = data.regions.count
+        let playable = Set(data.regions.map(\.code))
         let people = data.players.map {
             var player = PlateBoardPage.Player(name: $0.name, colour: $0.colour, score: $0.score, isViewer: $0.userID == viewer, isHost: $0.role == .host)
             if game.scoring == .rarity { player.points = $0.points }
             return player
         }
-        let boards = PlateBoards.draw(
+        var boards = PlateBoards.draw(
             mode: game.mode, viewerID: viewer, spots: data.spots, firstSpots: data.firstSpots, players: data.players)
+        if whose == .everyone, game.mode == .competitive {
+            // What nobody has yet is read against everyone's spots, not the viewer's board.
+            boards.mine = PlateBoards.draw(
+                mode: .collaborative, viewerID: viewer, spots: data.spots, firstSpots: PlateMissingView.firstSpots(data.spots), players: []
+            ).mine
+        }
         let progress: Int
         let finishers: [String]
         switch game.mode {
@@ -190,7 +205,10 @@ enum PlateRoutes {
             guard let statuses = boards.others[stored.userID] else { return nil }
             return PlateBoardPage.Board(player: player, statuses: statuses)
         }
-        let feed = data.recent.map { spot in
+        // A collaborative feed names each state once, for whoever spotted it
+        // first; a spot the rules no longer count (DC turned off) is left out.
+        let recent = game.mode == .collaborative ? Array(data.firstSpots.reversed()) : data.recent
+        let feed = recent.filter { playable.contains($0.region) }.prefix(feedSize).map { spot in
             var item = PlateBoardPage.FeedItem(
                 regionName: spot.regionName, regionCode: spot.region, playerName: spot.userID == viewer ? "you" : spot.playerName,
                 relativeTime: TimeText.relative(spot.spottedAt, now: now), machineTime: TimeText.utc(spot.spottedAt, machine: true),
@@ -198,11 +216,13 @@ enum PlateRoutes {
             if spot.userID == viewer {
                 item.undoConfirmation = takeBackConfirmation(spot.regionName, others: data.spots.filter { $0.region == spot.region }.count - 1)
             }
+            item.note = spot.note
+            item.spottedAt = spot.spottedAt
             return item
         }
         var model = PlateBoardPage.Model(
             name: game.name, mode: game.mode.rawValue, isHost: game.role == .host, target: target, progress: progress, statuses: boards.mine,
-            playable: Set(data.regions.map(\.code)), players: people, otherBoards: others, feed: feed, finishers: finishers,
+            playable: playable, players: people, otherBoards: others, feed: Array(feed), finishers: finishers,
             timeZone: context.user?.timeZone ?? TimeZones.serverDefault,
             paths: PlateBoardPage.Paths(
                 board: show.path(game.id), boardFragment: boardFragment.path(game.id), feedFragment: feedFragment.path(game.id),
@@ -211,10 +231,18 @@ enum PlateRoutes {
                 spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
         model.undo = data.undo
         if game.mode == .collaborative { model.groupPoints = data.groupPoints }
+        model.trip = data.trip
+        model.paths.image = PlateShareRoutes.image.path(game.id)
+        model.paths.csv = PlateShareRoutes.csv.path(game.id)
+        model.celebrationKey = "plate-\(game.id)-\(viewer)"
+        model.missing = PlateMissingView.view(whose, base: show.path(game.id), regions: data.regions, spots: data.spots, viewerID: viewer)
+        model.paths.boardFragment = PlateMissingView.path(model.paths.boardFragment, whose)
         return model
     }
 
-    static func listItems(_ context: RequestContext, _ game: PlateGameScope) throws -> [PlateListItem] {
+    static func listItems(
+        _ context: RequestContext, _ game: PlateGameScope, missing whose: PlateMissing.Whose?
+    ) throws -> (items: [PlateListItem], missing: PlateMissing) {
         let (regions, spots, firstSpots) = try context.app.database.read { db in
             (
                 try PlateStore.regions(db, ruleset: game.ruleset), try PlateStore.spots(db, gameID: game.id),
@@ -222,12 +250,15 @@ enum PlateRoutes {
             )
         }
         let statuses = PlateBoards.draw(mode: game.mode, viewerID: game.userID, spots: spots, firstSpots: firstSpots, players: []).mine
-        return regions.map { PlateListItem(code: $0.code, name: $0.name, status: statuses[$0.code] ?? .unspotted) }
+        let shown = whose.map { PlateMissingView.regions(regions, spots: spots, viewerID: game.userID, whose: $0) } ?? regions
+        let missing = PlateMissingView.view(whose, base: spotList.path(game.id), regions: regions, spots: spots, viewerID: game.userID)
+        return (shown.map { PlateListItem(code: $0.code, name: $0.name, status: statuses[$0.code] ?? .unspotted) }, missing)
     }
 
     static func statePage(_ context: RequestContext) throws -> Response {
         let game = try context.load(PlateGameScope.self, parameter: "game")
-        let code = try context.request.parameter("state", as: String.self)
+        // Postal codes are capitals; a typed `/states/tx` means the same state.
+        let code = try context.request.parameter("state", as: String.self).uppercased()
         let frame = frame(context, topics: [game.topic])
         let found = try context.app.database.read { db -> (PlateRegion, [PlateSpot])? in
             guard let region = try PlateStore.region(db, code: code, ruleset: game.ruleset) else { return nil }
@@ -237,8 +268,13 @@ enum PlateRoutes {
         let mine = spots.first { $0.userID == game.userID }
         var model = PlateStatePage.Model(
             gameName: game.name, regionName: region.name, regionCode: region.code, board: show.path(game.id), spotAction: spot.path(game.id),
-            undoAction: mine.map { undo.path(game.id, $0.id) }, spotters: spots.map { $0.userID == game.userID ? "you" : $0.playerName })
+            undoAction: mine.map { undo.path(game.id, $0.id) },
+            spotters: spots.map { spot in
+                let who = spot.userID == game.userID ? "you" : spot.playerName
+                return spot.note.map { "\(who) (\($0))" } ?? who
+            })
         model.undoConfirmation = takeBackConfirmation(region.name, others: spots.count - 1)
+        if game.mode == .collaborative, mine == nil, let first = spots.first { model.firstSpotter = first.playerName }
         return page(context, PlateStatePage.render(context: frame, model: model))
     }
 
@@ -381,27 +417,55 @@ enum PlateRoutes {
         let now = app.now
         let board = show.path(game.id)
         let clientID = try ClientActions.id(in: context.request.form)
-        let spotted = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> Bool in
-            guard let region = try PlateStore.region(tx, code: code, ruleset: game.ruleset) else { return false }
+        var reader = FormReader(context.request.form)
+        let note = reader.line("note", label: "where you saw it", max: PlateStore.noteLimit)
+        if let problem = reader.state.errors["note"] { throw HTTPError(.unprocessableContent, problem) }
+        let also = context.request.form["also"] == "yes"
+        let outcome = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> SpotOutcome in
+            guard try PlateTripStore.endedAt(tx, gameID: game.id) == nil else { throw HTTPError(.unprocessableContent, PlateTripRoutes.ended) }
+            guard let region = try PlateStore.region(tx, code: code, ruleset: game.ruleset) else { return .unknown }
+            // On a shared board a state someone else has is already there:
+            // the tap asks first rather than posting a second "Texas" to everyone.
+            let earlier = try PlateStore.spots(tx, gameID: game.id, region: region.code)
+            let sharedAlready = game.mode == .collaborative && !earlier.isEmpty
+            if sharedAlready, !also, let first = earlier.first, !earlier.contains(where: { $0.userID == user.id }) {
+                try context.flash(tx, "\(first.playerName) spotted \(region.name) already.")
+                return .askFirst(region.code)
+            }
             // A spot sent again (an offline queue's retry) was made the first
             // time; it is not made again, even if it was undone in between.
-            guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "plate.spot", now: now) else { return true }
+            guard try ClientActions.claim(tx, id: clientID, userID: user.id, kind: "plate.spot", now: now) else { return .spotted }
             // Spotting twice is harmless: nothing new, nobody told again.
-            if try PlateStore.spot(tx, gameID: game.id, userID: user.id, region: region.code, now: now) {
+            if try PlateStore.spot(tx, gameID: game.id, userID: user.id, region: region.code, now: now, note: note) {
                 let members = try PlateStore.playerIDs(tx, gameID: game.id)
+                tx.afterCommit { publish(app, gameID: game.id, members: members) }
+                // "I saw one too" changes only the viewer's own count: nobody is told.
+                if sharedAlready {
+                    try context.flash(tx, "Added yours: \(region.name) counts on your own board too.")
+                    return .spotted
+                }
                 try app.notifications.record(
                     Notifications.Event(
                         kind: notificationKind, scope: game.notificationScope, scopeTitle: game.name, actorID: user.id,
                         actorName: user.displayName, subject: region.name, link: board, recipients: members),
                     in: tx)
-                tx.afterCommit { publish(app, gameID: game.id, members: members) }
             }
             try context.flash(tx, "Spotted \(region.name)!")
-            return true
+            return .spotted
         }
-        guard spotted else { throw HTTPError(.unprocessableContent, "Choose one of the states this game counts.") }
-        let back = context.request.form["from"] == "list" ? spotList.path(game.id) : board
-        return .redirect(to: back)
+        switch outcome {
+        case .unknown: throw HTTPError(.unprocessableContent, "Choose one of the states this game counts.")
+        case .askFirst(let region): return .redirect(to: state.path(game.id, region))
+        case .spotted: return .redirect(to: context.request.form["from"] == "list" ? spotList.path(game.id) : board)
+        }
+    }
+
+    enum SpotOutcome {
+        /// Not a region the rules count.
+        case unknown
+        /// Someone else has it on the shared board: its page asks first.
+        case askFirst(String)
+        case spotted
     }
 
     static func undoPost(_ context: RequestContext) throws -> Response {

@@ -9,10 +9,12 @@ struct PlateSpot: Sendable, Equatable {
     let region: String
     let regionName: String
     let spottedAt: Int64
+    /// Where it was seen, as the spotter typed it.
+    let note: String?
 
     /// The columns `init(row:)` reads, from `plate_spots s` joined to its
     /// player `p`, user `u` and region `r`.
-    static let columns: SQL = "s.id, s.user_id, u.display_name, p.colour, s.region, r.name AS region_name, s.spotted_at"
+    static let columns: SQL = "s.id, s.user_id, u.display_name, p.colour, s.region, r.name AS region_name, s.spotted_at, s.note"
     static let joins: SQL = """
         FROM plate_spots s
         JOIN plate_players p ON p.game_id = s.game_id AND p.user_id = s.user_id
@@ -28,6 +30,7 @@ struct PlateSpot: Sendable, Equatable {
         region = try row.get("region")
         regionName = try row.get("region_name")
         spottedAt = try row.get("spotted_at")
+        note = try row.get("note")
     }
 }
 
@@ -67,6 +70,8 @@ struct PlateRegion: Sendable, Equatable {
 enum PlateStore {
     /// The longest game name, in Unicode scalars (what SQLite's `length` counts).
     static let nameLimit = 60
+    /// The longest place note on a spot, as the migration's CHECK allows.
+    static let noteLimit = 80
 
     // MARK: Games
 
@@ -234,9 +239,9 @@ enum PlateStore {
 
     /// Records a spot; false when this player had already spotted the region
     /// in this game (spotting twice is harmless).
-    static func spot(_ tx: Transaction, gameID: Int64, userID: Int64, region: String, now: Int64) throws -> Bool {
+    static func spot(_ tx: Transaction, gameID: Int64, userID: Int64, region: String, now: Int64, note: String? = nil) throws -> Bool {
         try tx.execute("""
-            INSERT INTO plate_spots (game_id, user_id, region, spotted_at) VALUES (\(gameID), \(userID), \(region), \(now))
+            INSERT INTO plate_spots (game_id, user_id, region, spotted_at, note) VALUES (\(gameID), \(userID), \(region), \(now), \(note))
             ON CONFLICT (game_id, user_id, region) DO NOTHING
             """) == 1
     }

@@ -8,7 +8,7 @@ import KithTemplates
 enum PlatesFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("plates")
-        feature.endpoints = PlateRoutes.endpoints(app)
+        feature.endpoints = PlateRoutes.endpoints(app) + PlateShareRoutes.endpoints(app) + PlateTripRoutes.endpoints(app)
         feature.scopes = [.members(of: PlateGameScope.self, parameter: "game")]
         feature.topics = [
             TopicKind("game") { key, context in
