@@ -171,10 +171,11 @@ public enum PlateBoardPage {
         let states = model.paths.states
         let label = model.isCompetitive ? "Your board: \(model.progress) of \(model.target)" : "\(model.name): \(model.progress) of \(model.target)"
         // An ended trip's board is to look at: no state is a control any more.
-        let map =
+        let options =
             model.isEnded
-            ? USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable))
-            : USMap.render(statuses: model.statuses, options: USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" }))
+            ? USMap.Options(label: label, playable: model.playable)
+            : USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" })
+        let map = USMap.render(statuses: model.statuses, options: options)
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
             <div\(attribute: "id", FragmentID.plateBoard.rawValue) class="plate-board stack"\(attribute: "data-fragment", model.paths.boardFragment)>
