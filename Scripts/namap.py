@@ -2,11 +2,11 @@
 """Turns the vendored Natural Earth admin-1 polygons (longitude, latitude;
 written by `make map-source`) into the plate game's North America map: the
 50 states, DC, Canada's provinces and territories and Mexico's 32 federal
-entities (read from admin1-mx.json beside the input), each with its code,
+entities (from a second file, admin1-mx.json), each with its code,
 name, a label point and an SVG path string, plus the viewBox, written as a
 Swift source file in the templates module.
 
-    python3 Scripts/namap.py [--input FILE] [--output FILE]
+    python3 Scripts/namap.py [--input FILE] [--mexico FILE] [--output FILE]
 
 The projection is an Albers equal-area conic for North America (standard
 parallels 20N and 60N, centred on 96W, 40N), on a sphere: areas stay
@@ -30,8 +30,8 @@ from usmap import area_and_centroid, generate, number, rounded_ring, swift_strin
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_INPUT = os.path.join(HERE, "natural-earth", "admin1-us-ca.json")
 # Mexico comes from a different package (see Scripts/naturalearth_mx.py), so
-# it has a file of its own, always read from beside the main input.
-MEXICO_FILE = "admin1-mx.json"
+# it has a file of its own (`--mexico FILE`).
+DEFAULT_MEXICO = os.path.join(HERE, "natural-earth", "admin1-mx.json")
 DEFAULT_OUTPUT = os.path.join(os.path.dirname(HERE), "Templates", "Plates", "NorthAmericaMapData.swift")
 LICENCE_FILE = os.path.join(HERE, "natural-earth", "LICENSE")
 
@@ -188,12 +188,12 @@ def convert(source, licence, mexico):
 
 
 def main(argv):
-    arguments = argparse.ArgumentParser(add_help=False)
-    arguments.add_argument("--input", default=DEFAULT_INPUT)
-    known, _ = arguments.parse_known_args(argv)
-    with open(os.path.join(os.path.dirname(known.input), MEXICO_FILE), encoding="utf-8") as handle:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--mexico", default=DEFAULT_MEXICO)
+    known, rest = parser.parse_known_args(argv)
+    with open(known.mexico, encoding="utf-8") as handle:
         mexico = json.load(handle)
-    generate(argv, __doc__.split("\n\n")[0], (DEFAULT_INPUT, DEFAULT_OUTPUT, LICENCE_FILE),
+    generate(rest, __doc__.split("\n\n")[0], (DEFAULT_INPUT, DEFAULT_OUTPUT, LICENCE_FILE),
              lambda source, licence: convert(source, licence, mexico))
 
 
