@@ -344,7 +344,6 @@ struct USMapPhoneTests {
         #expect(MapAtlas.northAmerica.smallOnPhone.contains("CA-PE"))
         #expect(!MapAtlas.northAmerica.smallOnPhone.contains("CA-QC"))
         for code in ["MX-CMX", "MX-TLA", "MX-MOR"] { #expect(MapAtlas.northAmerica.smallOnPhone.contains(code), "\(code)") }
-        #expect(!MapAtlas.northAmerica.smallOnPhone.contains("MX-CHH"))
     }
 
     @Test("chips carry the map's link, status and data-state, only for small playable regions, only on a playable map")
