@@ -122,8 +122,8 @@ fuzz: deps
 # Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which
 # is committed. Python 3 standard library; the same input gives the same bytes.
 #
-# The North America map (rulesets with Canada): Scripts/natural-earth/
-# admin1-us-ca.json (Natural Earth admin-1, longitude and latitude) to
+# The North America map (rulesets with Canada and Mexico): Scripts/natural-earth/
+# admin1-us-ca.json and admin1-mx.json (Natural Earth admin-1, longitude and latitude) to
 # Templates/Plates/NorthAmericaMapData.swift, projected and simplified by
 # Scripts/namap.py, also Python 3 standard library.
 map:
@@ -131,11 +131,18 @@ map:
 	python3 Scripts/namap.py
 
 # The vendored North America input, from Debian's r-cran-rnaturalearthdata
-# (Natural Earth's public-domain 1:50m admin-1 set, `states50`; it brings R).
-# Only needed to refresh that file: `make map` and the tests read the copy.
+# (Natural Earth's public-domain 1:50m admin-1 set, `states50`; it brings R),
+# and Mexico from the 1:10m set that Debian's qgis-common bundles
+# (world_map.gpkg): the package is downloaded and unpacked, not installed.
+# Only needed to refresh those files: `make map` and the tests read the copies.
 map-source:
 	$(call ensure_packages,r-cran-rnaturalearthdata)
 	Rscript Scripts/naturalearth.R Scripts/natural-earth/admin1-us-ca.json
+	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+	  (cd "$$work" && apt-get download -q qgis-common) && \
+	  dpkg-deb -x "$$work"/qgis-common_*.deb "$$work/root" && \
+	  python3 Scripts/naturalearth_mx.py "$$work/root/usr/share/qgis/resources/data/world_map.gpkg" \
+	    Scripts/natural-earth/admin1-mx.json
 
 # kith in $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith,
 # where the binary looks for them.

@@ -35,6 +35,7 @@ public enum PlateNewPage {
 enum PlateForms {
     static let countries: [(value: String, label: String)] = [
         ("us", "The 50 states"), ("us-ca", "The 50 states and Canada's 13 provinces and territories"),
+        ("us-ca-mx", "The 50 states, Canada's 13 provinces and territories, and Mexico's 32 states"),
     ]
     static let scoring: [(value: String, label: String)] = [
         ("count", "A point a region"), ("rarity", "Rare plates score more (Hawaii 5, Alaska 4, DC 3, Nunavut 5…)"),

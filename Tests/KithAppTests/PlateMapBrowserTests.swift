@@ -50,7 +50,7 @@ struct PlateMapBrowserTests {
     }
 
     @Test(
-        "at 375 px every state, DC and province has a target of at least 24x24 px, a chip spots Rhode Island, and 1280 px keeps the callouts",
+        "at 375 px every state, DC, province and Mexican state has a target of at least 24x24 px, a chip spots Rhode Island, and 1280 px keeps the callouts",
         .enabled(if: Tools.browser, "needs chromium and chromedriver; `make test` installs them"))
     func targetsOnAPhone() throws {
         let app = try Plates.harness()
@@ -59,6 +59,8 @@ struct PlateMapBrowserTests {
         let states = try Plates.create(dad.session, name: "Fifty and DC", mode: "competitive", dc: true)
         let canada = try PlateRulesetTests.gameID(
             try PlateRulesetTests.create(dad.session, name: "Cross-border", mode: "collaborative", countries: "us-ca", dc: true))
+        let mexico = try PlateRulesetTests.gameID(
+            try PlateRulesetTests.create(dad.session, name: "Three countries", mode: "competitive", countries: "us-ca-mx", dc: true))
 
         let driver = try WebDriver(executable: BrowserTests.chromedriver, startupTimeout: 20)
         defer { driver.stop() }
@@ -66,7 +68,7 @@ struct PlateMapBrowserTests {
         defer { phone.delete() }
         try BrowserTests.signIn(phone, base: base, username: "dad")
 
-        for (game, regions) in [(states, 51), (canada, 64)] {
+        for (game, regions) in [(states, 51), (canada, 64), (mexico, 96)] {
             try Self.open(phone, base + "/games/\(game)")
             let narrow = try Self.measured(phone)
             #expect(narrow.count == regions, "game \(game)")

@@ -77,7 +77,7 @@ struct PlateRulesetTests {
     func badChoices() throws {
         let app = try Plates.harness()
         let dad = try signUpMember(app, "dad", name: "Dad")
-        let mexico = try Self.create(dad.session, countries: "us-ca-mx")
+        let mexico = try Self.create(dad.session, countries: "mx")
         #expect(mexico.status == 422)
         #expect(mexico.text.contains("Choose whose plates count"))
         let scoring = try Self.create(dad.session, scoring: "vibes")
@@ -85,7 +85,7 @@ struct PlateRulesetTests {
         #expect(scoring.text.contains("Choose how spots score"))
         #expect(try countRows(app, "SELECT count(*) FROM plate_games") == 0)
         let form = try dad.session.get("/games/new").text
-        #expect(form.contains("name=\"countries\"") && form.contains("value=\"us-ca\""))
+        #expect(form.contains("name=\"countries\"") && form.contains("value=\"us-ca\"") && form.contains("value=\"us-ca-mx\""))
         #expect(form.contains("name=\"scoring\"") && form.contains("value=\"rarity\""))
     }
 
@@ -161,7 +161,7 @@ struct PlateRulesetTests {
             try db.query("SELECT ruleset, count(*) AS n, sum(points) AS total FROM plate_ruleset_regions GROUP BY ruleset ORDER BY ruleset")
                 .map { "\(try $0.get("ruleset", as: String.self)) \(try $0.get("n", as: Int64.self))" }
         }
-        #expect(counts == ["us50 50", "us50ca 63", "us50dc 51", "us50dcca 64"])
+        #expect(counts == ["us50 50", "us50ca 63", "us50camx 95", "us50dc 51", "us50dcca 64", "us50dccamx 96"])
         let points = try app.app.database.read { db in
             try db.query("SELECT region, points FROM plate_ruleset_regions WHERE ruleset = 'us50dcca' AND points > 1 ORDER BY region").map {
                 "\(try $0.get("region", as: String.self))=\(try $0.get("points", as: Int64.self))"
@@ -169,6 +169,46 @@ struct PlateRulesetTests {
         }
         #expect(points.contains("HI=5") && points.contains("AK=4") && points.contains("DC=3") && points.contains("CA-NU=5"))
         #expect(!points.contains { $0.hasPrefix("TX=") })
+        let mexico = try app.app.database.read { db in
+            try db.query("SELECT region, points FROM plate_ruleset_regions WHERE ruleset = 'us50dccamx' ORDER BY region").map {
+                "\(try $0.get("region", as: String.self))=\(try $0.get("points", as: Int64.self))"
+            }
+        }
+        #expect(mexico.contains("HI=5") && mexico.contains("CA-NU=5") && mexico.contains("DC=3"), "the US and Canada keep their points")
+        #expect(mexico.contains("MX-BCN=1") && mexico.contains("MX-BCS=4") && mexico.contains("MX-JAL=2"), "border states common, the far south rare")
+    }
+
+    @Test("a US, Canada and Mexico game counts 95 regions, spots and shows a Mexican state; other games refuse one")
+    func mexico() throws {
+        let app = try Plates.harness()
+        let dad = try signUpMember(app, "dad", name: "Dad")
+        let game = try Self.gameID(try Self.create(dad.session, countries: "us-ca-mx"))
+        #expect(try app.app.database.read { try $0.queryValue("SELECT ruleset FROM plate_games WHERE id = \(game)", as: String.self) } == "us50camx")
+        let board = try dad.session.get("/games/\(game)").text
+        #expect(board.contains("0 of 95"), "50 states, 13 provinces and territories, 32 Mexican states")
+        #expect(board.contains("href=\"/games/\(game)/states/MX-BCN\""), "Baja California is a control")
+        #expect(try Plates.spot(dad.session, game, "MX-BCN").status == 303)
+        #expect(try Plates.spot(dad.session, game, "mx-cmx").status == 303, "codes are read in either case")
+        #expect(try Plates.spot(dad.session, game, "CA-ON").status == 303)
+        #expect(try dad.session.get("/games/\(game)").text.contains("Ciudad de México, spotted by you"))
+        let state = try dad.session.get("/games/\(game)/states/MX-YUC")
+        #expect(state.status == 200 && state.text.contains("Yucatán"))
+        #expect(try dad.session.get("/games/\(game)/spot").text.contains("Estado de México"))
+
+        let canada = try Self.gameID(try Self.create(dad.session, name: "North only"))
+        let refused = try Plates.spot(dad.session, canada, "MX-BCN")
+        #expect(refused.status == 422 && refused.text.contains("Choose one of the states this game counts."))
+        #expect(try dad.session.get("/games/\(canada)/states/MX-BCN").status == 404)
+        #expect(!(try dad.session.get("/games/\(canada)").text.contains("href=\"/games/\(canada)/states/MX-")), "drawn, but not a control")
+        #expect(try countRows(app, "SELECT count(*) FROM plate_spots WHERE game_id = \(canada)") == 0)
+
+        let saved = try dad.session.post(
+            "/games/\(canada)/settings", [("name", "North only"), ("mode", "competitive"), ("countries", "us-ca-mx"), ("dc", "on")],
+            csrf: try dad.session.token(from: "/games/\(canada)/players"))
+        #expect(saved.status == 303)
+        #expect(try app.app.database.read { try $0.queryValue("SELECT ruleset FROM plate_games WHERE id = \(canada)", as: String.self) } == "us50dccamx")
+        #expect(try Plates.spot(dad.session, canada, "MX-BCN").status == 303, "counted once the host adds Mexico")
+        #expect(try dad.session.get("/games/\(canada)/players").text.contains("value=\"us-ca-mx\" checked"))
     }
 
     @Test(
@@ -201,7 +241,7 @@ struct PlateRulesetTests {
         try HTMLValidationTests.expectValid(directory: directory.path)
     }
 
-    @Test("the migration keeps existing spots: plate_regions is rebuilt under them and every foreign key still holds")
+    @Test("the migrations keep existing spots: plate_regions is rebuilt under them (twice) and every foreign key still holds")
     func migrationKeepsSpots() throws {
         let directory = try TemporaryDirectory()
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -222,13 +262,14 @@ struct PlateRulesetTests {
             try tx.execute("INSERT INTO plate_spots (game_id, user_id, region, spotted_at) VALUES (1, 1, 'TX', 0), (1, 1, 'DC', 1)")
         }
         let applied = try Migrator(database: db, directory: source.path).migrate()
-        #expect(applied.contains("0022_plate_rulesets_north_america.sql"))
+        #expect(applied.contains("0022_plate_rulesets_north_america.sql") && applied.contains("0023_plate_rulesets_mexico.sql"))
         let found = try db.read { db in
             (
                 spots: try db.queryValue("SELECT count(*) FROM plate_spots WHERE game_id = 1", as: Int64.self),
                 texas: try db.queryValue("SELECT name FROM plate_regions WHERE code = 'TX'", as: String.self),
                 fips: try db.queryValue("SELECT fips FROM plate_regions WHERE code = 'TX'", as: String.self),
                 ontario: try db.queryValue("SELECT country FROM plate_regions WHERE code = 'CA-ON'", as: String.self),
+                baja: try db.queryValue("SELECT country FROM plate_regions WHERE code = 'MX-BCN'", as: String.self),
                 scoring: try db.queryValue("SELECT scoring FROM plate_games WHERE id = 1", as: String.self),
                 violations: try db.query("PRAGMA foreign_key_check").count,
                 scratch: try db.queryValue("SELECT count(*) FROM sqlite_schema WHERE name = 'plate_regions_saved'", as: Int64.self)
@@ -238,6 +279,7 @@ struct PlateRulesetTests {
         #expect(found.texas == "Texas")
         #expect(found.fips == "48")
         #expect(found.ontario == "CA")
+        #expect(found.baja == "MX")
         #expect(found.scoring == "count")
         #expect(found.violations == 0)
         #expect(found.scratch == 0)

@@ -115,10 +115,17 @@ struct NorthAmericaMapGeneratorTests {
         #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Scripts/naturalearth.R").path))
         let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
         #expect(makefile.contains("r-cran-rnaturalearthdata") && makefile.contains("python3 Scripts/namap.py"))
+        let mexico = try String(contentsOf: vendored.appendingPathComponent("admin1-mx.json"), encoding: .utf8)
+        #expect(mexico.contains("public domain") && mexico.contains("qgis-common"))
+        #expect(mexico.components(separatedBy: "\"iso\":\"MX-").count - 1 == 32, "Mexico's 31 states and its capital")
+        #expect(try String(contentsOf: vendored.appendingPathComponent("LICENSE"), encoding: .utf8).contains("qgis-common"))
+        #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Scripts/naturalearth_mx.py").path))
+        #expect(makefile.contains("apt-get download -q qgis-common") && makefile.contains("Scripts/naturalearth_mx.py"))
+        #expect(text.contains("and Scripts/natural-earth/admin1-mx.json."))
     }
 
     @Test(
-        "the generator refuses an extract that is missing regions, and writes nothing",
+        "the generator refuses an extract (or a Mexico file) that is missing regions, and writes nothing",
         .enabled(if: Tools.python3, "needs python3; `make test` installs it"))
     func refusesWrongInput() throws {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("extract-\(UUID().uuidString).json")
@@ -133,6 +140,11 @@ struct NorthAmericaMapGeneratorTests {
             """
         try Data(extract.utf8).write(to: input)
         #expect(try Self.run(["--input", input.path, "--output", output.path]) != 0)
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        // The full US and Canada extract, but Mexico with one state only.
+        let baja = extract.replacingOccurrences(of: "\"CA-ON\",\"postal\":\"ON\",\"name\":\"Ontario\"", with: "\"MX-BCN\",\"postal\":\"BCN\",\"name\":\"Baja California\"")
+        try Data(baja.utf8).write(to: input)
+        #expect(try Self.run(["--mexico", input.path, "--output", output.path]) != 0)
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 }

@@ -229,18 +229,28 @@ let expectedProvinces: [(code: String, name: String)] = [
     ("CA-ON", "Ontario"), ("CA-PE", "Prince Edward Island"), ("CA-QC", "Québec"), ("CA-SK", "Saskatchewan"), ("CA-YT", "Yukon"),
 ]
 
+let expectedMexicanStates: [(code: String, name: String)] = [
+    ("MX-AGU", "Aguascalientes"), ("MX-BCN", "Baja California"), ("MX-BCS", "Baja California Sur"), ("MX-CAM", "Campeche"),
+    ("MX-CHH", "Chihuahua"), ("MX-CHP", "Chiapas"), ("MX-CMX", "Ciudad de México"), ("MX-COA", "Coahuila"), ("MX-COL", "Colima"),
+    ("MX-DUR", "Durango"), ("MX-GRO", "Guerrero"), ("MX-GUA", "Guanajuato"), ("MX-HID", "Hidalgo"), ("MX-JAL", "Jalisco"),
+    ("MX-MEX", "Estado de México"), ("MX-MIC", "Michoacán"), ("MX-MOR", "Morelos"), ("MX-NAY", "Nayarit"), ("MX-NLE", "Nuevo León"),
+    ("MX-OAX", "Oaxaca"), ("MX-PUE", "Puebla"), ("MX-QUE", "Querétaro"), ("MX-ROO", "Quintana Roo"), ("MX-SIN", "Sinaloa"),
+    ("MX-SLP", "San Luis Potosí"), ("MX-SON", "Sonora"), ("MX-TAB", "Tabasco"), ("MX-TAM", "Tamaulipas"), ("MX-TLA", "Tlaxcala"),
+    ("MX-VER", "Veracruz"), ("MX-YUC", "Yucatán"), ("MX-ZAC", "Zacatecas"),
+]
+
 func northAmerica(_ code: String) throws -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
     try ParsedPath(try #require(MapAtlas.northAmerica.shape(code: code), "\(code)").path).box
 }
 
 @Suite("The North America map data")
 struct NorthAmericaMapDataTests {
-    @Test("every state, DC, province and territory is present once, by name, with codes that cannot collide")
+    @Test("every state, DC, province, territory and Mexican state is present once, by name, with codes that cannot collide")
     func everyRegion() {
         let shapes = NorthAmericaMapData.shapes
-        #expect(shapes.count == 64)
+        #expect(shapes.count == 96)
         let byCode = Dictionary(grouping: shapes, by: \.code)
-        for expected in expectedStates.map({ ($0.code, $0.name) }) + expectedProvinces.map({ ($0.code, $0.name) }) {
+        for expected in expectedStates.map({ ($0.code, $0.name) }) + expectedProvinces.map({ ($0.code, $0.name) }) + expectedMexicanStates {
             #expect(byCode[expected.0]?.count == 1, "\(expected.0)")
             #expect(byCode[expected.0]?.first?.name == expected.1, "\(expected.0)")
         }
@@ -273,6 +283,18 @@ struct NorthAmericaMapDataTests {
         #expect(alaska.maxX > yukon.minX && alaska.minX < yukon.minX && alaska.maxY > yukon.minY, "Alaska borders Yukon: no inset")
     }
 
+    @Test("Mexico sits where it belongs: Baja California south of California, Sonora south of Arizona, Yucatán east of Texas")
+    func mexico() throws {
+        let baja = try northAmerica("MX-BCN"), california = try northAmerica("CA")
+        #expect(baja.minY > california.minY && baja.maxY > california.maxY, "Baja California is south of California")
+        #expect(baja.minX < california.maxX && baja.maxX > california.minX, "and below it, not beside it")
+        #expect(try northAmerica("MX-BCS").minY > baja.minY, "Baja California Sur continues the peninsula southwards")
+        #expect(try northAmerica("MX-SON").minY > northAmerica("AZ").minY, "Sonora is south of Arizona")
+        #expect(try northAmerica("MX-YUC").minX > northAmerica("TX").maxX, "Yucatán is east of Texas")
+        #expect(try northAmerica("MX-CHP").maxY > northAmerica("FL").maxY, "Chiapas is the map's far south")
+        #expect(MapAtlas.northAmerica.shape(code: "MX-CMX")?.shortCode == "CMX")
+    }
+
     @Test("Hawaii is an inset in the empty Pacific, clear of every other region")
     func hawaiiInset() throws {
         let hawaii = try northAmerica("HI")
@@ -288,11 +310,13 @@ struct NorthAmericaMapDataTests {
 @Suite("The plate map on a phone")
 struct USMapPhoneTests {
     static let withCanada = USMapComponentTests.fifty.union(expectedProvinces.map(\.code))
+    static let withMexico = withCanada.union(expectedMexicanStates.map(\.code))
 
     @Test("a game's rules pick the map: the US map for US regions, North America once Canada counts")
     func atlasFollowsRules() {
         #expect(USMap.Options(label: "x", playable: USMapComponentTests.fifty).atlas.shapes.count == 51)
-        #expect(USMap.Options(label: "x", playable: Self.withCanada).atlas.shapes.count == 64)
+        #expect(USMap.Options(label: "x", playable: Self.withCanada).atlas.shapes.count == 96)
+        #expect(USMap.Options(label: "x", playable: Self.withMexico).atlas.shapes.count == 96)
         let html = USMap.render(statuses: ["CA-PE": .mine], options: USMap.Options(label: "Trip", playable: Self.withCanada, link: { "/s/" + $0 }))
             .string
         #expect(html.contains("viewBox=\"\(MapAtlas.northAmerica.viewBox.attribute)\""))
@@ -303,7 +327,10 @@ struct USMapPhoneTests {
 
     @Test("every playable region is at least 24 px across on a 320 px map, or has a plate chip")
     func everyTargetBigEnough() {
-        for (atlas, playable) in [(MapAtlas.unitedStates, USMapComponentTests.fifty.union(["DC"])), (.northAmerica, Self.withCanada.union(["DC"]))] {
+        for (atlas, playable) in [
+            (MapAtlas.unitedStates, USMapComponentTests.fifty.union(["DC"])), (.northAmerica, Self.withCanada.union(["DC"])),
+            (.northAmerica, Self.withMexico.union(["DC"])),
+        ] {
             let scale = MapAtlas.phoneWidth / Double(atlas.viewBox.width)
             for code in playable {
                 let shape = atlas.shape(code: code)!
@@ -316,6 +343,7 @@ struct USMapPhoneTests {
         #expect(!MapAtlas.unitedStates.smallOnPhone.contains("TX"))
         #expect(MapAtlas.northAmerica.smallOnPhone.contains("CA-PE"))
         #expect(!MapAtlas.northAmerica.smallOnPhone.contains("CA-QC"))
+        for code in ["MX-CMX", "MX-TLA", "MX-MOR"] { #expect(MapAtlas.northAmerica.smallOnPhone.contains(code), "\(code)") }
     }
 
     @Test("chips carry the map's link, status and data-state, only for small playable regions, only on a playable map")

@@ -37,26 +37,35 @@ enum PlateRuleset {
     static let statesAndDC = "us50dc"
     static let statesAndCanada = "us50ca"
     static let statesDCAndCanada = "us50dcca"
+    static let statesCanadaAndMexico = "us50camx"
+    static let statesDCCanadaAndMexico = "us50dccamx"
 
     static func name(countries: PlateCountries, dc: Bool) -> String {
         switch countries {
         case .us: dc ? statesAndDC : states
         case .usCanada: dc ? statesDCAndCanada : statesAndCanada
+        case .usCanadaMexico: dc ? statesDCCanadaAndMexico : statesCanadaAndMexico
         }
     }
 
     static func countries(_ ruleset: String) -> PlateCountries {
-        ruleset == statesAndCanada || ruleset == statesDCAndCanada ? .usCanada : .us
+        switch ruleset {
+        case statesAndCanada, statesDCAndCanada: .usCanada
+        case statesCanadaAndMexico, statesDCCanadaAndMexico: .usCanadaMexico
+        default: .us
+        }
     }
 
-    static func countsDC(_ ruleset: String) -> Bool { ruleset == statesAndDC || ruleset == statesDCAndCanada }
+    static func countsDC(_ ruleset: String) -> Bool {
+        [statesAndDC, statesDCAndCanada, statesDCCanadaAndMexico].contains(ruleset)
+    }
 }
 
-/// Whose plates count. Mexico is not offered: the public-domain map data
-/// the map is built from has no Mexican states.
+/// Whose plates count.
 enum PlateCountries: String, CaseIterable {
     case us
     case usCanada = "us-ca"
+    case usCanadaMexico = "us-ca-mx"
 }
 
 /// How a game scores: a point a region, or the ruleset's points, which

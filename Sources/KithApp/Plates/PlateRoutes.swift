@@ -329,7 +329,7 @@ enum PlateRoutes {
         // Forms from before these two choices existed leave them out: the US, a point a region.
         let countries =
             (form["countries"] ?? "").isEmpty
-            ? PlateCountries.us : reader.choice("countries", PlateCountries.self, message: "Choose whose plates count: the US, or the US and Canada.")
+            ? PlateCountries.us : reader.choice("countries", PlateCountries.self, message: "Choose whose plates count: the US; the US and Canada; or the US, Canada and Mexico.")
         let scoring =
             (form["scoring"] ?? "").isEmpty
             ? PlateScoring.count : reader.choice("scoring", PlateScoring.self, message: "Choose how spots score: a point each, or rare plates worth more.")
