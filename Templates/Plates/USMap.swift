@@ -257,17 +257,47 @@ public enum USMap {
         guard let link = options.link else { return .empty }
         let small = options.atlas.shapes.filter { options.playable.contains($0.code) && options.atlas.smallOnPhone.contains($0.code) }
         guard !small.isEmpty else { return .empty }
-        let items = small.map { shape -> HTML in
-            let status = statuses[shape.code] ?? .unspotted
+        func items(_ shapes: [USMapShape]) -> HTML {
+            shapes.map { shape -> HTML in
+                let status = statuses[shape.code] ?? .unspotted
+                return """
+                    <li><a\(attribute: "id", "usmap-chip-" + shape.code)\(attribute: "class", "usmap-chip usmap__state usmap__state--\(status.modifier)")\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(shape.shortCode)</a></li>
+                    """
+            }.joined(separator: "\n")
+        }
+        // On a map of several countries, "AL" beside "AGU" reads as one
+        // alphabet: the chips come in a group per country, each named.
+        let countries = chipCountries.filter { country in small.contains { Self.country(of: $0.code) == country.code } }
+        guard countries.count > 1 else {
             return """
-                <li><a\(attribute: "id", "usmap-chip-" + shape.code)\(attribute: "class", "usmap-chip usmap__state usmap__state--\(status.modifier)")\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(shape.shortCode)</a></li>
+                <ul class="usmap-chips" aria-label="Regions too small to tap on the map">
+                \(items(small))
+                </ul>
+                """
+        }
+        let groups = countries.map { country -> HTML in
+            let shapes = small.filter { Self.country(of: $0.code) == country.code }
+            return """
+                <p class="usmap-chips__country"\(attribute: "id", "usmap-chips-" + country.code)>\(country.name)</p>
+                <ul\(attribute: "aria-labelledby", "usmap-chips-" + country.code)>
+                \(items(shapes))
+                </ul>
                 """
         }
         return """
-            <ul class="usmap-chips" aria-label="Regions too small to tap on the map">
-            \(items.joined(separator: "\n"))
-            </ul>
+            <div class="usmap-chips usmap-chips--grouped" role="group" aria-label="Regions too small to tap on the map">
+            \(groups.joined(separator: "\n"))
+            </div>
             """
+    }
+
+    /// The countries a chip group can name, in the order they are shown.
+    static let chipCountries: [(code: String, name: String)] = [("US", "United States"), ("CA", "Canada"), ("MX", "Mexico")]
+
+    /// A region's country: the prefix of an ISO 3166-2 code (`CA-ON`), or
+    /// the United States for a bare postal code (`CA` is California).
+    static func country(of code: String) -> String {
+        code.split(separator: "-", maxSplits: 1).count == 2 ? String(code.split(separator: "-")[0]) : "US"
     }
 
     /// A box with the postal code and a leader line to the state, for the

@@ -361,4 +361,19 @@ struct USMapPhoneTests {
         #expect(chipCount == MapAtlas.unitedStates.smallOnPhone.subtracting(["DC"]).count)
         #expect(USMap.chips(statuses: [:], options: USMap.Options(label: "Mom's board", playable: USMapComponentTests.fifty)).string.isEmpty)
     }
+
+    @Test("on a map of three countries the chips come in one named group per country, each chip in its own country's")
+    func chipGroups() throws {
+        let options = USMap.Options(label: "Trip", playable: Self.withMexico, link: { "/games/7/states/" + $0 })
+        let html = USMap.chips(statuses: [:], options: options).string
+        #expect(html.hasPrefix("<div class=\"usmap-chips usmap-chips--grouped\" role=\"group\""))
+        let groups = html.components(separatedBy: "<p class=\"usmap-chips__country\"").dropFirst()
+        #expect(groups.map { $0.components(separatedBy: ">")[1].components(separatedBy: "<")[0] } == ["United States", "Canada", "Mexico"])
+        for (group, prefix) in zip(groups, ["", "CA-", "MX-"]) {
+            let codes = group.components(separatedBy: "data-state=\"").dropFirst().map { $0.components(separatedBy: "\"")[0] }
+            #expect(!codes.isEmpty)
+            for code in codes { #expect(prefix.isEmpty ? !code.contains("-") : code.hasPrefix(prefix), "\(code) in \(prefix)") }
+        }
+        #expect(html.components(separatedBy: "<a ").count - 1 == MapAtlas.northAmerica.smallOnPhone.intersection(Self.withMexico).count)
+    }
 }
