@@ -206,7 +206,7 @@ public enum HostPanel {
 
     /// The panel's parts as its navigation names them: (heading id, label).
     static let sections = [
-        ("invites-heading", "Invites"), ("economy-heading", "Economy"), ("host-gifts-heading", "Gifts"),
+        ("invites-heading", "Invites"), ("big-day-heading", "Big day"), ("economy-heading", "Economy"), ("host-gifts-heading", "Gifts"),
         ("host-challenges-heading", "Challenges"), ("host-dares-heading", "Dares"), ("points-heading", "Points"),
         ("reports-heading", "Reports"), ("host-people-heading", "People"), ("finale-heading", "Finale"),
     ]
