@@ -156,7 +156,9 @@ export function celebrate(kind, element = null) {
 // Plays each `[data-celebrate]` under root once, marking it so that a later
 // scan (after a live fragment swap) leaves it alone. One that names itself
 // in `data-celebrate-once` plays once on this device, ever: a finished game
-// is not celebrated again on every visit.
+// is not celebrated again on every visit. One with `data-celebrate-seen`
+// then tells the server, which stops drawing it for this person on every
+// device; a page remembered here but not yet there tells it too.
 export function scan(root = document) {
   const selector = "[data-celebrate]:not([data-celebrated])";
   const found = [...root.querySelectorAll(selector)];
@@ -165,12 +167,26 @@ export function scan(root = document) {
     const key = element.dataset.celebrateOnce && `kith:celebrated:${element.dataset.celebrateOnce}`;
     if (key && remembered(key)) {
       element.dataset.celebrated = "before";
+      tellSeen(element);
       continue;
     }
     element.dataset.celebrated = "true";
     if (key) remember(key);
     celebrate(element.dataset.celebrate, element);
+    tellSeen(element);
   }
+}
+
+// Posted as the page's own forms are, with their CSRF token; a failure
+// (offline) only means it may play once more on another device.
+function tellSeen(element) {
+  const url = element.dataset.celebrateSeen;
+  const token = document.querySelector("input[name=_csrf]")?.value;
+  if (!url || !token || !window.fetch) return;
+  const body = new URLSearchParams({ _csrf: token });
+  fetch(url, { method: "POST", body, credentials: "same-origin", headers: { "X-Kith-Enhanced": "1" } })
+    .then((response) => { if (response.ok) element.dataset.celebrateTold = "true"; })
+    .catch(() => {});
 }
 
 // Storage can be refused (private modes, full quota): then it plays as before.

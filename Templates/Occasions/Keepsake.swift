@@ -32,10 +32,41 @@ public enum Keepsake {
         public var letter: String
         /// Photos and players, with paths relative to `index.html`.
         public var media: [MediaView]
-        public init(title: String, letter: String, media: [MediaView]) {
+        /// The celebrant's thank-you, printed on the gift's own page.
+        public var thanks: Thanks?
+        /// Each reaction members chose, with how many chose it; none left out
+        /// are zero.
+        public var reactions: [Reaction]
+        public init(title: String, letter: String, media: [MediaView], thanks: Thanks? = nil, reactions: [Reaction] = []) {
             self.title = title
             self.letter = letter
             self.media = media
+            self.thanks = thanks
+            self.reactions = reactions
+        }
+    }
+
+    public struct Thanks: Sendable {
+        public var heading: String
+        public var words: String
+        /// Its photo or voice note, with a path relative to `index.html`.
+        public var media: [MediaView]
+        public init(heading: String, words: String, media: [MediaView]) {
+            self.heading = heading
+            self.words = words
+            self.media = media
+        }
+    }
+
+    public struct Reaction: Sendable {
+        public var emoji: String
+        /// What a screen reader says, the emoji's name in words.
+        public var name: String
+        public var count: Int
+        public init(emoji: String, name: String, count: Int) {
+            self.emoji = emoji
+            self.name = name
+            self.count = count
         }
     }
 
@@ -60,6 +91,24 @@ public enum Keepsake {
         }
     }
 
+    /// The thank-you and the reactions, inside the gift's article so a
+    /// printed page keeps them with the gift they answer.
+    static func responses(_ gift: Gift) -> HTML {
+        let thanks: HTML = gift.thanks.map { thanks in
+            let words: HTML = thanks.words.isEmpty ? "" : "<blockquote class=\"gift__thanks-words\"><p>\(thanks.words)</p></blockquote>"
+            return """
+                <section class="gift__thanks"><h4>\(thanks.heading)</h4>\(words)\(MediaViews.render(thanks.media, csrf: nil))</section>
+                """
+        } ?? ""
+        let reactions: HTML = gift.reactions.isEmpty ? "" : """
+            <ul class="gift__reactions" aria-label="Reactions">\(gift.reactions.map { reaction -> HTML in
+                let people = reaction.count == 1 ? "1 person" : "\(reaction.count) people"
+                return "<li><span aria-hidden=\"true\">\(reaction.emoji)</span> \(reaction.count)<span class=\"visually-hidden\"> (\(reaction.name), \(people))</span></li>"
+            })</ul>
+            """
+        return "\(thanks)\(reactions)"
+    }
+
     public static func render(_ model: Model) -> HTML {
         let moments = model.moments.map { moment -> HTML in
             let detail: HTML = moment.detail.map { "<span class=\"moment__detail\">\($0)</span>" } ?? ""
@@ -71,7 +120,7 @@ public enum Keepsake {
         let gifts = model.gifts.map { gift -> HTML in
             """
             <article class="gift"><h3>\(gift.title)</h3>
-            \(MediaViews.gift(media: gift.media, letter: gift.letter, csrf: nil))
+            \(MediaViews.gift(media: gift.media, letter: gift.letter, csrf: nil))\(responses(gift))
             </article>
             """
         }

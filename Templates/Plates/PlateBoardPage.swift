@@ -69,6 +69,9 @@ public enum PlateBoardPage {
         /// The board as a PNG, and the spots as CSV.
         public var image: String = ""
         public var csv: String = ""
+        /// Where the page says the viewer has watched the finished game's
+        /// celebration; nil once they have, and then it is not drawn.
+        public var celebrated: String? = nil
         public init(
             board: String, boardFragment: String, feedFragment: String, spotList: String, states: [String: String], spot: String, mode: String,
             players: String
@@ -212,7 +215,10 @@ public enum PlateBoardPage {
             model.isCompetitive
             ? "\(who) spotted all \(model.target)!"
             : "All \(model.target) spotted. What a road trip!"
-        return "<p class=\"plate-celebration\" role=\"status\" data-celebrate=\"confetti\"\(attribute: "data-celebrate-once", model.celebrationKey)>\(message)</p>"
+        guard let seen = model.paths.celebrated else { return "<p class=\"plate-celebration\">\(message)</p>" }
+        return """
+            <p class="plate-celebration" role="status"\(attribute: "data-celebrate-seen", seen) data-celebrate="confetti"\(attribute: "data-celebrate-once", model.celebrationKey)>\(message)</p>
+            """
     }
 
     static func legend(_ model: Model) -> HTML {

@@ -321,6 +321,8 @@ public enum PlateDashboardSection {
         public var progress: Int
         public var target: Int
         public var players: Int
+        /// An ended trip: its board is kept, listed after the games under way.
+        public var hasEnded = false
         public init(name: String, link: String, mode: String, progress: Int, target: Int, players: Int) {
             self.name = name
             self.link = link
@@ -342,9 +344,12 @@ public enum PlateDashboardSection {
             let items = games.map { game -> HTML in
                 let whose = game.mode == "competitive" ? "your board" : "together"
                 let players = game.players == 1 ? "1 player" : "\(game.players) players"
+                let count: HTML = game.hasEnded
+                    ? "<span>Trip ended · \(game.progress) of \(game.target)</span>"
+                    : "<span><strong>\(game.progress) of \(game.target)</strong> \(whose)</span>"
                 return """
                     <li class="stack stack--tight"><a\(attribute: "href", game.link)>\(game.name)</a> \
-                    <span><strong>\(game.progress) of \(game.target)</strong> \(whose)</span> \
+                    \(count) \
                     <span class="muted">\(game.mode == "competitive" ? "Competitive" : "Collaborative") · \(players)</span></li>
                     """
             }

@@ -14,6 +14,8 @@ public struct PlateTripControls: Sendable, Equatable {
     public var nextAction: String?
     /// The next trip's board, once it exists.
     public var nextTrip: String?
+    /// The host's "Resume trip", once it has ended and until the next starts.
+    public var resumeAction: String?
 
     public init(page: String, endedOn: String? = nil, endAction: String? = nil, nextAction: String? = nil, nextTrip: String? = nil) {
         self.page = page
@@ -28,6 +30,13 @@ public struct PlateTripControls: Sendable, Equatable {
         controls?.endedOn.map { "<p class=\"plate-ended\"><strong>This trip ended on \($0).</strong> Its board stays as it was.</p>" } ?? .empty
     }
 
+    static func hostButton(_ label: String, action: String, csrf: String?) -> HTML {
+        """
+        <form method="post"\(attribute: "action", action) class="inline-form">\(Layout.csrfField(csrf))\
+        \(Button.secondary(label, small: true))</form>
+        """
+    }
+
     /// The trip's links and the host's buttons, below the board. Without a
     /// `page` (on the trip page itself) there is no link to it.
     public static func render(_ controls: PlateTripControls?, csrf: String?) -> HTML {
@@ -37,19 +46,17 @@ public struct PlateTripControls: Sendable, Equatable {
             if let trip = controls.nextTrip {
                 "<a\(attribute: "href", trip)>Go to the next trip</a>"
             } else if let action = controls.nextAction {
-                """
-                <form method="post"\(attribute: "action", action) class="inline-form">\(Layout.csrfField(csrf))\
-                \(Button.secondary("New trip, same players", small: true))</form>
-                """
+                hostButton("New trip, same players", action: action, csrf: csrf)
             } else {
                 ""
             }
         let end: HTML = controls.endAction.flatMap { action in
             controls.endConfirmation.map { Confirm.button("End this trip", action: action, csrf: csrf, $0) }
         } ?? ""
+        let resume: HTML = controls.resumeAction.map { hostButton("Resume trip", action: $0, csrf: csrf) } ?? ""
         return """
             <div class="plate-trip-row">\(link)
-            \(next)\(end)</div>
+            \(next)\(resume)\(end)</div>
             """
     }
 }

@@ -93,7 +93,8 @@ struct PlateDefectBrowserTests {
         #expect(try countRows(app, "SELECT count(*) FROM plate_spots WHERE user_id = \(dad.id)") == 0)
     }
 
-    @Test("a finished board's confetti plays once for this player, not on every visit", .enabled(if: enabled))
+    @Test(
+        "a finished board's confetti plays once for this player, not on every visit nor in their other browser", .enabled(if: enabled))
     func confettiOnce() throws {
         let app = try Plates.harness(clock: Locked(Int64(time(nil))))
         let dad = try signUpMember(app, "dad", name: "Dad")
@@ -103,14 +104,24 @@ struct PlateDefectBrowserTests {
                 _ = try PlateStore.spot(tx, gameID: game, userID: dad.id, region: region.code, now: Int64(time(nil)))
             }
         }
+        let state = "return document.querySelector('.plate-celebration')?.dataset.celebrated || null;"
+        let ready = "return document.documentElement.classList.contains('js') && document.readyState === 'complete';"
+        let drawn = "return !!document.querySelector('.plate-celebration') && !document.querySelector('[data-celebrate]');"
         try Self.browse(app, dad.session, "/games/\(game)") { _, browser in
-            let state = "return document.querySelector('.plate-celebration')?.dataset.celebrated || null;"
             try waitUntil("the first visit celebrates") { try browser.execute(state) as? String == "true" }
-            try browser.navigate(to: try browser.currentURL())
-            try waitUntil("the page script has run again") {
-                (try browser.execute("return document.documentElement.classList.contains('js') && document.readyState === 'complete';") as? Bool) == true
+            try waitUntil("and tells the server") {
+                try browser.execute("return document.querySelector('.plate-celebration')?.dataset.celebrateTold || null;") as? String == "true"
             }
-            try waitUntil("the second visit remembers") { try browser.execute(state) as? String == "before" }
+            try browser.navigate(to: try browser.currentURL())
+            try waitUntil("the page script has run again") { (try browser.execute(ready) as? Bool) == true }
+            #expect((try browser.execute(drawn) as? Bool) == true, "the finish is named, without confetti")
+        }
+        // Another browser, with nothing remembered in it, signed in as Dad.
+        let other = WebSession(port: app.port)
+        #expect(try signIn(other, username: "dad", password: "correct horse").status == 303)
+        try Self.browse(app, other, "/games/\(game)") { _, browser in
+            try waitUntil("the page script has run") { (try browser.execute(ready) as? Bool) == true }
+            #expect((try browser.execute(drawn) as? Bool) == true, "no confetti on his other device")
         }
     }
 

@@ -98,21 +98,37 @@ enum OccasionKeepsake {
         let media = Dictionary(grouping: try OccasionMediaStore.items(db, occasionID: scope.id), by: { $0.giftID ?? 0 })
         var files: [(String, String)] = []
         var named: Set<String> = []
+        // Each file once in media/, however many places name it.
+        func kept(_ sha256: String, mimeType: String) -> String {
+            let name = "media/\(sha256.prefix(16)).\(OccasionMedia.fileExtension(mimeType))"
+            if named.insert(name).inserted { files.append((name, sha256)) }
+            return name
+        }
         func archived(_ items: [OccasionMediaStore.Item], giver: String) -> [MediaView] {
             OccasionMedia.views(items, occasionID: scope.id, giver: giver, removable: false).enumerated().map { index, view in
                 let item = items[index]
-                let name = "media/\(item.sha256.prefix(16)).\(OccasionMedia.fileExtension(item.mimeType))"
-                if named.insert(name).inserted { files.append((name, item.sha256)) }
                 var view = view
-                view.url = name
+                view.url = kept(item.sha256, mimeType: item.mimeType)
                 return view
             }
+        }
+        let thanks = Dictionary(try ThanksStore.all(db, occasionID: scope.id).map { ($0.giftID, $0) }, uniquingKeysWith: { first, _ in first })
+        // A thank-you's photo or voice note goes into media/ like a gift's.
+        func keptThanks(_ given: ThanksStore.Thanks) -> Keepsake.Thanks {
+            let views = OccasionThanks.mediaViews(given, occasionID: scope.id, celebrant: occasion.celebrantName).map { view in
+                var view = view
+                if let sha256 = given.sha256, let mimeType = given.mimeType { view.url = kept(sha256, mimeType: mimeType) }
+                return view
+            }
+            return Keepsake.Thanks(heading: "Thanks from \(occasion.celebrantName)", words: given.body, media: views)
         }
         let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state == .unlocked }.map { gift in
             let giver = FormerMember.name(names[gift.authorID])
             return Keepsake.Gift(
                 title: "\(gift.kind.label) from \(giver)", letter: gift.body,
-                media: archived(media[gift.id] ?? [], giver: giver))
+                media: archived(media[gift.id] ?? [], giver: giver),
+                thanks: thanks[gift.id].map(keptThanks),
+                reactions: try OccasionThanks.keptReactions(db, giftID: gift.id))
         }
         let timeline = try OccasionPages.timelineView(db, scope, zone: zone, csrf: nil)
         // The timeline's entries come in the order of its rows; a row names

@@ -199,6 +199,15 @@ enum OccasionThanks {
             reactAction: react.path(scope.id, gift.id))
     }
 
+    /// A gift's reactions for the keepsake, in the order shown on the
+    /// gift's page, leaving out those nobody chose.
+    static func keptReactions(_ db: some Queryable, giftID: Int64) throws -> [Keepsake.Reaction] {
+        let found = try ThanksStore.reactions(db, giftID: giftID, viewerID: 0)
+        return reactions.compactMap { reaction in
+            found[reaction.key].map { Keepsake.Reaction(emoji: reaction.emoji, name: reaction.name, count: $0.count) }
+        }
+    }
+
     /// Timeline entries for the thank-yous the viewer may see. Their ids are
     /// negative so they never meet a timeline row's id on the page.
     static func timelineEntries(

@@ -153,8 +153,10 @@ enum PlateRoutes {
         let games = try app.database.read { try PlateStore.games($0, userID: user.id) }
         return PlateDashboardSection.render(
             games: games.map {
-                PlateDashboardSection.Game(
+                var game = PlateDashboardSection.Game(
                     name: $0.name, link: show.path($0.id), mode: $0.mode.rawValue, progress: $0.progress, target: $0.target, players: $0.players)
+                game.hasEnded = $0.endedAt != nil
+                return game
             }, newGame: new.path(), fragment: dashboardFragment.path())
     }
 
@@ -172,7 +174,8 @@ enum PlateRoutes {
                 recent: try PlateStore.recentSpots(db, gameID: game.id, limit: feedSize),
                 regions: try PlateStore.regions(db, ruleset: game.ruleset),
                 undo: try UndoJournal.notice(db, userID: viewer, kinds: [spotUndoKind], targetID: game.id, now: now) { restore.path(game.id, $0) },
-                trip: try PlateTripRoutes.controls(db, game: game, zone: context.user?.timeZone ?? TimeZones.serverDefault)
+                trip: try PlateTripRoutes.controls(db, game: game, zone: context.user?.timeZone ?? TimeZones.serverDefault),
+                celebrated: try PlateCelebration.seen(db, gameID: game.id, userID: viewer)
             )
         }
         let target = data.regions.count
@@ -235,6 +238,7 @@ enum PlateRoutes {
         model.paths.image = PlateShareRoutes.image.path(game.id)
         model.paths.csv = PlateShareRoutes.csv.path(game.id)
         model.celebrationKey = "plate-\(game.id)-\(viewer)"
+        model.paths.celebrated = data.celebrated ? nil : PlateCelebration.seenPost.path(game.id)
         model.missing = PlateMissingView.view(whose, base: show.path(game.id), regions: data.regions, spots: data.spots, viewerID: viewer)
         model.paths.boardFragment = PlateMissingView.path(model.paths.boardFragment, whose)
         return model

@@ -57,6 +57,8 @@ struct PlateGameSummary: Sendable, Equatable {
     /// The group's count in a collaborative game, the viewer's own in a competitive one.
     let progress: Int
     let players: Int
+    /// When the trip ended; nil while it is under way.
+    var endedAt: Int64? = nil
 }
 
 /// A region a game can count, for the by-name list.
@@ -124,14 +126,15 @@ enum PlateStore {
                 (SELECT count(DISTINCT s.region) FROM plate_spots s
                     JOIN plate_ruleset_regions r ON r.ruleset = g.ruleset AND r.region = s.region
                     WHERE s.game_id = g.id AND (g.mode = 'collaborative' OR s.user_id = \(userID))) AS progress,
-                (SELECT count(*) FROM plate_players p WHERE p.game_id = g.id) AS players
+                (SELECT count(*) FROM plate_players p WHERE p.game_id = g.id) AS players, g.ended_at
             FROM plate_players me JOIN plate_games g ON g.id = me.game_id
             WHERE me.user_id = \(userID)
-            ORDER BY g.created_at DESC, g.id DESC
+            ORDER BY g.ended_at IS NOT NULL, g.created_at DESC, g.id DESC
             """).map { row in
             PlateGameSummary(
                 id: try row.get("id"), name: try row.get("name"), mode: try row.get("mode"), target: Int(try row.get("target", as: Int64.self)),
-                progress: Int(try row.get("progress", as: Int64.self)), players: Int(try row.get("players", as: Int64.self)))
+                progress: Int(try row.get("progress", as: Int64.self)), players: Int(try row.get("players", as: Int64.self)),
+                endedAt: try row.get("ended_at"))
         }
     }
 

@@ -4,16 +4,19 @@ import KithTemplates
 
 /// Trips: a game's numbers and chart, ending a trip (its board stays, no
 /// more spots), and "new trip, same players" in one tap. All under
-/// `PlateGameScope`, so outsiders get 404; ending and starting are the host's.
+/// `PlateGameScope`, so outsiders get 404; ending, resuming and starting are
+/// the host's.
 enum PlateTripRoutes {
     static let page = Route(.get, "/games/:game/trip")
     static let end = Route(.post, "/games/:game/trip/end")
     static let next = Route(.post, "/games/:game/trip/next")
+    static let resume = Route(.post, "/games/:game/trip/resume")
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(page) { context in try tripPage(context) }
         Endpoint(end) { context in try endPost(context) }
         Endpoint(next) { context in try nextPost(context) }
+        Endpoint(resume) { context in try resumePost(context) }
     }
 
     static let ended = "This trip has ended. Its board stays as it was; start the next one from it."
@@ -32,6 +35,8 @@ enum PlateTripRoutes {
             endAction: isHost && endedAt == nil ? end.path(game.id) : nil, nextAction: isHost ? next.path(game.id) : nil,
             nextTrip: nextTrip.map { PlateRoutes.show.path($0) })
         controls.endConfirmation = endConfirmation(game.name)
+        // Ending is undone by resuming, until the next trip takes over.
+        controls.resumeAction = isHost && endedAt != nil && nextTrip == nil ? resume.path(game.id) : nil
         return controls
     }
 
@@ -89,6 +94,27 @@ enum PlateTripRoutes {
                 tx.afterCommit { PlateRoutes.publish(app, gameID: game.id, members: members) }
             }
             try context.flash(tx, "Trip ended. Its board stays as it was.")
+        }
+        return .redirect(to: PlateRoutes.show.path(game.id))
+    }
+
+    /// Takes an ended trip up again where it stopped. Not once the next trip
+    /// has started: two trips of one chain under way at once would split
+    /// the players' spots between them.
+    static func resumePost(_ context: RequestContext) throws -> Response {
+        let game = try context.load(PlateGameScope.self, parameter: "game")
+        guard game.role == .host else { throw HTTPError.forbidden("Only the host can resume the trip.") }
+        let app = context.app
+        try context.write(PlateGameScope.self, parameter: "game") { tx, game in
+            guard game.role == .host else { throw HTTPError.forbidden("Only the host can resume the trip.") }
+            guard try PlateTripStore.next(tx, gameID: game.id) == nil else {
+                throw HTTPError(.conflict, "The next trip has started already, so this one stays ended. Carry on in the next one.")
+            }
+            if try PlateTripStore.resume(tx, gameID: game.id) {
+                let members = try PlateStore.playerIDs(tx, gameID: game.id)
+                tx.afterCommit { PlateRoutes.publish(app, gameID: game.id, members: members) }
+            }
+            try context.flash(tx, "Trip resumed. Spot away.")
         }
         return .redirect(to: PlateRoutes.show.path(game.id))
     }

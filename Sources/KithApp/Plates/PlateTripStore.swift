@@ -25,6 +25,11 @@ enum PlateTripStore {
         try tx.execute("UPDATE plate_games SET ended_at = \(now) WHERE id = \(gameID) AND ended_at IS NULL") == 1
     }
 
+    /// Takes the trip up again; false when it was under way already.
+    static func resume(_ tx: Transaction, gameID: Int64) throws -> Bool {
+        try tx.execute("UPDATE plate_games SET ended_at = NULL WHERE id = \(gameID) AND ended_at IS NOT NULL") == 1
+    }
+
     /// The trip started after this one, if any.
     static func next(_ db: some Queryable, gameID: Int64) throws -> Int64? {
         try db.queryValue("SELECT id FROM plate_games WHERE previous_id = \(gameID) ORDER BY id LIMIT 1", as: Int64.self)

@@ -9,6 +9,7 @@ enum PlatesFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("plates")
         feature.endpoints = PlateRoutes.endpoints(app) + PlateShareRoutes.endpoints(app) + PlateTripRoutes.endpoints(app)
+            + PlateCelebration.endpoints(app)
         feature.scopes = [.members(of: PlateGameScope.self, parameter: "game")]
         feature.topics = [
             TopicKind("game") { key, context in
