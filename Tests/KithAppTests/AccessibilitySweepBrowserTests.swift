@@ -88,14 +88,28 @@ struct AccessibilitySweepBrowserTests {
         .enabled(if: Axe.isAvailable, "needs chromium, chromedriver and axe-core; `make test-deps` installs them"))
     func occasions() throws {
         let app = try accountsHarness(clock: Locked(digestStart))
-        let party = try OccasionParty.make(app, contributors: 4)
-        let letters = try party.contributors.enumerated().map { index, session in
-            try party.sendGift(session, letter: "Letter \(index + 1): **happy birthday**, from friend \(index + 1)")
+        let party = try OccasionParty.make(app, contributors: 2)
+        // A second occasion for the same people keeps two gifts locked for the reveal, one per width,
+        // while every gift of the first is opened, its finale reached and its book open.
+        let second = try OccasionParty.createOccasion(app, host: party.host, name: "Alex's surprise")
+        let codes = try OccasionParty.codes(app, second)
+        for session in party.contributors { #expect(try OccasionParty.join(session, code: codes.contributor).status == 303) }
+        #expect(try OccasionParty.join(party.celebrant, code: codes.celebrant).status == 303)
+        let surprise = OccasionParty(
+            app: app, id: second, host: party.host, contributors: party.contributors, celebrant: party.celebrant, stranger: party.stranger,
+            visitor: party.visitor, userIDs: party.userIDs)
+        for occasion in [party, surprise] {
+            for (index, session) in occasion.contributors.enumerated() {
+                let gift = try occasion.sendGift(session, letter: "Letter \(index + 1): **happy birthday**, from friend \(index + 1)")
+                try occasion.price(gift, cost: 10)
+            }
+            let points = try occasion.post(occasion.host, "\(occasion.base)/host/points", [("delta", "50"), ("reason", "Start")], from: "\(occasion.base)/host")
+            #expect(points.status == 303)
         }
-        for gift in letters { try party.price(gift, cost: 10) }
-        #expect(try party.post(party.host, "\(party.base)/host/points", [("delta", "50"), ("reason", "Start")], from: "\(party.base)/host").status == 303)
-        // Two opened now; the other two are left for the reveal, one per width.
-        for gift in letters.prefix(2) { #expect(try party.unlock(gift).status == 303) }
+        let letters = try app.app.database.read { db in
+            try db.query("SELECT id FROM occasion_gifts WHERE occasion_id = \(party.id) ORDER BY id").map { try $0.get("id", as: Int64.self) }
+        }
+        for gift in letters { #expect(try party.unlock(gift).status == 303) }
         let thanked = letters[0]
         #expect(try party.thank(party.celebrant, gift: thanked, words: "Thank you, it made my day", voice: wavFixture()).status == 303)
         for (session, emoji) in [(party.celebrant, "heart"), (party.contributors[0], "heart"), (party.host, "party")] {
@@ -125,7 +139,7 @@ struct AccessibilitySweepBrowserTests {
             }
             guard visitor.username == "alex_star" else { return }
             // The celebrant unlocks from the carousel; the reveal opens with the script.
-            try browser.navigate(to: "http://127.0.0.1:\(app.port)\(party.base)/gifts")
+            try browser.navigate(to: "http://127.0.0.1:\(app.port)\(surprise.base)/gifts")
             try waitUntil("the unlock button is there") {
                 (try browser.execute("return !!document.querySelector('.gift-card__unlock button');") as? Bool) == true
             }
@@ -139,7 +153,7 @@ struct AccessibilitySweepBrowserTests {
             }
             try Self.bothThemes(browser, "the reveal", width: width)
         }
-        #expect(try party.balance() == 10, "both reveals unlocked a gift")
+        #expect(try surprise.balance() == 30, "both reveals unlocked a gift")
     }
 
     @Test(

@@ -30,6 +30,12 @@ enum Axe {
     /// The WCAG A and AA violations axe finds on the browser's page, as "rule: where".
     static func violations(_ browser: WebDriverSession) throws -> [String] {
         guard let source else { throw TestError("axe-core is not on this machine") }
+        // Contrast is measured as drawn: a card still fading in would fail it.
+        try waitUntil("the page's entrances finish") {
+            (try browser.execute(
+                "return document.getAnimations().every(a => a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity);")
+                as? Bool) == true
+        }
         try browser.execute(source + "\nwindow.__axe = null;")
         try browser.execute(
             """
