@@ -34,6 +34,9 @@ struct AccessibilitySweepBrowserTests {
         for path in visitor.paths {
             try browser.navigate(to: base + path)
             try waitUntil("\(path) loads") { try browser.execute("return document.readyState;") as? String == "complete" }
+            #expect(
+                try browser.execute("return document.documentElement.classList.contains(arguments[0]);", ["theme-\(theme)"]) as? Bool == true,
+                "\(path) is drawn in the \(theme) theme")
             let violations = try Axe.violations(browser)
             #expect(violations.isEmpty, "axe on \(path) as \(visitor.username), \(theme), \(width) px: \(violations)")
             #expect(try Axe.fits(browser), "\(path) as \(visitor.username) is wider than \(width) px in \(theme)")
