@@ -14,18 +14,14 @@ enum PlateCelebration {
 
     /// Whether this player has watched this game's celebration already.
     static func seen(_ db: some Queryable, gameID: Int64, userID: Int64) throws -> Bool {
-        try db.queryValue(
-            "SELECT count(*) FROM plate_celebrations_seen WHERE game_id = \(gameID) AND user_id = \(userID)", as: Int.self) == 1
+        try PlateStore.celebrationSeen(db, gameID: gameID, userID: userID)
     }
 
     /// Records it for the viewer; a second post (another tab) changes nothing.
     static func markSeen(_ context: RequestContext) throws -> Response {
         let app = context.app
         let game = try context.write(PlateGameScope.self, parameter: "game") { tx, game in
-            try tx.execute("""
-                INSERT INTO plate_celebrations_seen (game_id, user_id, at) VALUES (\(game.id), \(game.userID), \(app.now))
-                ON CONFLICT (game_id, user_id) DO NOTHING
-                """)
+            try PlateStore.markCelebrationSeen(tx, gameID: game.id, userID: game.userID, now: app.now)
             return game
         }
         // Only its own player's next page changes, so nothing is published.

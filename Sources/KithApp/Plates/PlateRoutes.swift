@@ -407,8 +407,7 @@ enum PlateRoutes {
         try context.write(PlateGameScope.self, parameter: "game") { tx, game in
             guard game.role.canSwitchMode else { throw HTTPError.forbidden("Only the host can switch how the game is played.") }
             try PlateStore.setMode(tx, gameID: game.id, mode: mode)
-            let members = try PlateStore.playerIDs(tx, gameID: game.id)
-            tx.afterCommit { publish(app, gameID: game.id, members: members) }
+            try publishAfterCommit(tx, app, gameID: game.id)
         }
         return .redirect(to: show.path(game.id))
     }
@@ -496,8 +495,7 @@ enum PlateRoutes {
                 snapshot: snapshot, now: now)
             try app.notifications.withdraw(
                 kind: notificationKind, scope: game.notificationScope, actorID: game.userID, subject: found.regionName, in: tx)
-            let members = try PlateStore.playerIDs(tx, gameID: game.id)
-            tx.afterCommit { publish(app, gameID: game.id, members: members) }
+            try publishAfterCommit(tx, app, gameID: game.id)
         }
         return .redirect(to: show.path(game.id))
     }
@@ -597,8 +595,7 @@ enum PlateRoutes {
             }
             // Spot ids may have been taken by newer spots; nothing names them.
             try entry.snapshot.restore(tx, fresh: ["plate_spots": ["id"]])
-            let members = try PlateStore.playerIDs(tx, gameID: game.id)
-            tx.afterCommit { publish(app, gameID: game.id, members: members) }
+            try publishAfterCommit(tx, app, gameID: game.id)
             return entry.kind == playerUndoKind ? players.path(game.id) : show.path(game.id)
         }
         return .redirect(to: landing)
@@ -633,6 +630,12 @@ enum PlateRoutes {
     /// the dashboards of everyone in it.
     static func publish(_ app: KithApp, gameID: Int64, members: [Int64]) {
         app.live.publish(invalidations(gameID: gameID, members: members))
+    }
+
+    /// The same once `tx` commits, for the game's players as they stand in it.
+    static func publishAfterCommit(_ tx: Transaction, _ app: KithApp, gameID: Int64) throws {
+        let members = try PlateStore.playerIDs(tx, gameID: gameID)
+        tx.afterCommit { publish(app, gameID: gameID, members: members) }
     }
 
     /// What a change to a game invalidates: its own pages, and the

@@ -315,4 +315,20 @@ enum PlateStore {
             ORDER BY spotted_at, id
             """).map(PlateSpot.init(row:))
     }
+
+    // MARK: Celebrations
+
+    /// Whether this player has watched this game's celebration already.
+    static func celebrationSeen(_ db: some Queryable, gameID: Int64, userID: Int64) throws -> Bool {
+        try db.queryValue(
+            "SELECT count(*) FROM plate_celebrations_seen WHERE game_id = \(gameID) AND user_id = \(userID)", as: Int.self) == 1
+    }
+
+    /// Records it; a second time (another tab) changes nothing.
+    static func markCelebrationSeen(_ tx: Transaction, gameID: Int64, userID: Int64, now: Int64) throws {
+        try tx.execute("""
+            INSERT INTO plate_celebrations_seen (game_id, user_id, at) VALUES (\(gameID), \(userID), \(now))
+            ON CONFLICT (game_id, user_id) DO NOTHING
+            """)
+    }
 }

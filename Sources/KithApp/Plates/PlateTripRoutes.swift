@@ -90,8 +90,7 @@ enum PlateTripRoutes {
         try context.write(PlateGameScope.self, parameter: "game") { tx, game in
             guard game.role == .host else { throw HTTPError.forbidden("Only the host can end the trip.") }
             if try PlateTripStore.end(tx, gameID: game.id, now: now) {
-                let members = try PlateStore.playerIDs(tx, gameID: game.id)
-                tx.afterCommit { PlateRoutes.publish(app, gameID: game.id, members: members) }
+                try PlateRoutes.publishAfterCommit(tx, app, gameID: game.id)
             }
             try context.flash(tx, "Trip ended. Its board stays as it was.")
         }
@@ -111,8 +110,7 @@ enum PlateTripRoutes {
                 throw HTTPError(.conflict, "The next trip has started already, so this one stays ended. Carry on in the next one.")
             }
             if try PlateTripStore.resume(tx, gameID: game.id) {
-                let members = try PlateStore.playerIDs(tx, gameID: game.id)
-                tx.afterCommit { PlateRoutes.publish(app, gameID: game.id, members: members) }
+                try PlateRoutes.publishAfterCommit(tx, app, gameID: game.id)
             }
             try context.flash(tx, "Trip resumed. Spot away.")
         }

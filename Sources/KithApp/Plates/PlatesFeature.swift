@@ -32,8 +32,7 @@ enum PlatesFeature {
                     guard try PlateStore.addPlayer(tx, gameID: id, userID: userID, now: app.now) else {
                         return .alreadyMember(redirect: PlateRoutes.show.path(id), message: "You're already playing in \(name).")
                     }
-                    let members = try PlateStore.playerIDs(tx, gameID: id)
-                    tx.afterCommit { PlateRoutes.publish(app, gameID: id, members: members) }
+                    try PlateRoutes.publishAfterCommit(tx, app, gameID: id)
                     return .joined(redirect: PlateRoutes.show.path(id))
                 })
         ]
