@@ -38,3 +38,16 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def print_targets(title, rows):
+    """Prints one table of figures beside the issue's targets, the shape every
+    part of `make bench` shares. `rows` are (figure, value text, target text,
+    met) where met is True, False or None (no target, or not comparable)."""
+    print(f"\n{title}\n")
+    width = max([len("figure")] + [len(r[0]) for r in rows])
+    print(f"| {'figure':<{width}} | {'value':>22} | {'target':>16} | met |")
+    print(f"|{'-' * (width + 2)}|{'-' * 24}|{'-' * 18}|-----|")
+    for figure, value, target, met in rows:
+        mark = "—" if met is None else ("yes" if met else "NO")
+        print(f"| {figure:<{width}} | {value:>22} | {target:>16} | {mark:>3} |")
