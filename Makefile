@@ -90,6 +90,7 @@ bench-deps:
 
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
+	python3 Scripts/bench_app.py $(APP_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 

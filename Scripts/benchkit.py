@@ -1,6 +1,8 @@
 """What Kith's benchmark scripts share: ports, processes and their figures."""
 import os
+import signal
 import socket
+import subprocess
 import time
 
 
@@ -51,3 +53,14 @@ def print_targets(title, rows):
     for figure, value, target, met in rows:
         mark = "—" if met is None else ("yes" if met else "NO")
         print(f"| {figure:<{width}} | {value:>22} | {target:>16} | {mark:>3} |")
+
+
+def stop_all(processes, timeout=20):
+    """SIGTERM to every process, then waits for each (killing one that lingers)."""
+    for process in processes:
+        process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -39,6 +39,10 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
 
     public mutating func append(_ other: HTML) { bytes.append(contentsOf: other.bytes) }
 
+    /// Room for a page whose size is known roughly, so appending rows does
+    /// not reallocate the page again and again.
+    public mutating func reserveCapacity(_ minimumCapacity: Int) { bytes.reserveCapacity(minimumCapacity) }
+
     public var string: String { String(decoding: bytes, as: UTF8.self) }
     public var description: String { string }
     public var isEmpty: Bool { bytes.isEmpty }
@@ -80,6 +84,16 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
             bytes.append(contentsOf: String(number).utf8)
         }
 
+        // The common integers skip `String(number)`, which goes through a
+        // generic conversion and an allocation: ids are on every row of a list.
+        public mutating func appendInterpolation(_ number: Int) {
+            Escaping.appendDecimal(Int64(number), to: &bytes)
+        }
+
+        public mutating func appendInterpolation(_ number: Int64) {
+            Escaping.appendDecimal(number, to: &bytes)
+        }
+
         /// ` name="value"`, escaped; nothing when the value is nil. Boolean
         /// attributes use `attribute(_:when:)`.
         public mutating func appendInterpolation(attribute name: StaticString, _ value: String?) {
@@ -119,7 +133,17 @@ public enum Escaping {
         text.withUTF8 { input in
             guard let base = input.baseAddress else { return }
             var runStart = 0
-            for index in 0..<input.count {
+            var index = 0
+            let count = input.count
+            while index < count {
+                // Eight bytes at a time while none of them is special: most
+                // text has nothing to escape, and is copied in one run.
+                if index + 8 <= count,
+                    !hasSpecialByte(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                {
+                    index += 8
+                    continue
+                }
                 let replacement: StaticString
                 switch input[index] {
                 case 0x26: replacement = "&amp;"
@@ -127,17 +151,50 @@ public enum Escaping {
                 case 0x3E: replacement = "&gt;"
                 case 0x22: replacement = "&quot;"
                 case 0x27: replacement = "&#39;"
-                default: continue
+                default:
+                    index += 1
+                    continue
                 }
                 if index > runStart {
                     output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
                 }
                 replacement.withUTF8Buffer { output.append(contentsOf: $0) }
-                runStart = index + 1
+                index += 1
+                runStart = index
             }
-            if runStart < input.count {
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: input.count - runStart))
+            if runStart < count {
+                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
             }
+        }
+    }
+
+    /// Whether any byte of `word` is one of the five escaped characters. Each
+    /// test is the classic "has a zero byte" check on `word` XOR the character
+    /// repeated; it may answer yes wrongly (a borrow from a real match), never
+    /// no wrongly, and a yes is checked byte by byte.
+    @inline(__always)
+    static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func has(_ byte: UInt64) -> UInt64 {
+            let v = word ^ (byte &* ones)
+            return (v &- ones) & ~v & highs
+        }
+        return (has(0x26) | has(0x3C) | has(0x3E) | has(0x22) | has(0x27)) != 0
+    }
+
+    /// Decimal digits of `value`, written straight into `output`.
+    static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(0x2D) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = 0x30 &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -19,6 +19,12 @@ final class EventLoop: @unchecked Sendable {
         var stop = false
         /// The loop has ended and its descriptors are closed (or closing).
         var closed = false
+        /// The loop is in (or about to enter) `epoll_wait` and must be woken
+        /// through the eventfd. While it is busy it looks at the inbox after
+        /// every pass anyway, so a worker's completion then costs no syscall.
+        var sleeping = false
+        /// The eventfd has been written since the loop last drained it.
+        var signalled = false
 
         var isEmpty: Bool { completions.isEmpty && admissions.isEmpty && streams.isEmpty && !drain && !stop }
     }
@@ -75,6 +81,11 @@ final class EventLoop: @unchecked Sendable {
         post { $0.streams.append(id) }
     }
 
+    /// Many streams at once (one publish): one lock, at most one wake-up.
+    func streamsNeedAttention(_ ids: [ConnectionID]) {
+        post { $0.streams.append(contentsOf: ids) }
+    }
+
     /// Stop accepting; finish what is in flight.
     func beginDrain() { post { $0.drain = true } }
 
@@ -84,15 +95,18 @@ final class EventLoop: @unchecked Sendable {
     /// Signals inside the lock: once the loop has ended, its descriptor number
     /// may belong to another file, and a late worker must not write 8 bytes there.
     ///
-    /// Only the change that makes the inbox non-empty signals: the loop takes
-    /// the whole inbox after draining the descriptor, so later additions ride
-    /// along. A publish to ten thousand streams costs one wake-up, not ten thousand.
+    /// Only a loop that is waiting in `epoll_wait` is signalled, and only once
+    /// until it drains the descriptor: a busy loop takes the whole inbox after
+    /// its pass, so additions ride along. A publish to ten thousand streams
+    /// costs at most one wake-up, and a completion under load none.
     private func post(_ change: (inout Inbox) -> Void) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
-            let wasEmpty = inbox.isEmpty
             change(&inbox)
-            if wasEmpty { _ = kith_eventfd_signal(wake) }
+            if inbox.sleeping && !inbox.signalled {
+                inbox.signalled = true
+                _ = kith_eventfd_signal(wake)
+            }
         }
     }
 
@@ -101,18 +115,29 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         var events = [UInt64](repeating: 0, count: 512)
         while true {
-            let count = kith_epoll_wait(epoll, &events, 256, acceptPausedUntil == 0 ? 1000 : 50)
+            // Announce the wait, unless work is already queued: from here a
+            // post signals the eventfd, so nothing posted is left waiting.
+            let hasWork = inbox.withLock { inbox -> Bool in
+                if !inbox.isEmpty { return true }
+                inbox.sleeping = true
+                return false
+            }
+            let count = kith_epoll_wait(epoll, &events, 256, hasWork ? 0 : acceptPausedUntil == 0 ? 1000 : 50)
+            if !hasWork { inbox.withLock { $0.sleeping = false } }
             now = kith_monotonic_nanos()
-            var stopRequested = false
             for i in 0..<Int(max(count, 0)) {
                 let data = events[2 * i]
                 let flags = UInt32(truncatingIfNeeded: events[2 * i + 1])
                 switch data {
                 case Self.listenerTag: acceptConnections()
-                case Self.wakeTag: stopRequested = processInbox() || stopRequested
+                case Self.wakeTag:
+                    _ = kith_eventfd_drain(wake)
+                    inbox.withLock { $0.signalled = false }
                 default: connectionEvent(fd: Int32(truncatingIfNeeded: data), flags: flags)
                 }
             }
+            // Whatever workers finished meanwhile, woken or not.
+            let stopRequested = processInbox()
             if acceptPausedUntil != 0 && now >= acceptPausedUntil { resumeAccepting() }
             if now >= nextSweep {
                 nextSweep = now + 1_000_000_000
@@ -134,15 +159,15 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func processInbox() -> Bool {
-        _ = kith_eventfd_drain(wake)
         let work = inbox.withLock { inbox -> Inbox in
-            let taken = inbox
+            var taken = Inbox()
+            guard !inbox.isEmpty else { return taken }
             // Commands are one-shot: the loop keeps its own `draining` state.
-            inbox.completions = []
-            inbox.admissions = []
-            inbox.streams = []
-            inbox.drain = false
-            inbox.stop = false
+            swap(&taken.completions, &inbox.completions)
+            swap(&taken.admissions, &inbox.admissions)
+            swap(&taken.streams, &inbox.streams)
+            swap(&taken.drain, &inbox.drain)
+            swap(&taken.stop, &inbox.stop)
             return taken
         }
         for (id, response) in work.completions {

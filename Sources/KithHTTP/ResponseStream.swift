@@ -40,12 +40,41 @@ public final class ResponseStream: Sendable {
     /// this write because the consumer has fallen too far behind.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+        let (accepted, wake) = enqueue(bytes)
+        if wake { loop.streamNeedsAttention(connection) }
+        return accepted
+    }
+
+    /// The same bytes to many streams, as one publish does: each stream queues
+    /// them (sharing the one buffer while its queue was empty), and each event
+    /// loop is told once about all of its streams that need sending, instead
+    /// of once per stream. Returns the streams that refused the bytes.
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to streams: some Sequence<ResponseStream>) -> [ResponseStream] {
+        var refused: [ResponseStream] = []
+        var wakes: [ObjectIdentifier: (loop: EventLoop, ids: [ConnectionID])] = [:]
+        for stream in streams {
+            let (accepted, wake) = stream.enqueue(bytes)
+            if !accepted { refused.append(stream) }
+            if wake { wakes[ObjectIdentifier(stream.loop), default: (stream.loop, [])].ids.append(stream.connection) }
+        }
+        for (loop, ids) in wakes.values { loop.streamsNeedAttention(ids) }
+        return refused
+    }
+
+    /// Appends under the lock; says whether the stream took the bytes, and
+    /// whether its loop must be told (it has not been since it last looked).
+    private func enqueue(_ bytes: [UInt8]) -> (accepted: Bool, wake: Bool) {
+        state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             if state.pending.count + bytes.count > maxUnsentBytes {
                 state.closed = true
                 state.reason = .slowConsumer
                 state.pending = []
+            } else if state.pending.isEmpty {
+                // Shares the caller's buffer: a publish to thousands of idle
+                // streams copies its event zero times, not once per stream.
+                state.pending = bytes
             } else {
                 state.pending.append(contentsOf: bytes)
             }
@@ -53,8 +82,6 @@ public final class ResponseStream: Sendable {
             state.wakeQueued = true
             return (!state.closed, wake)
         }
-        if wake { loop.streamNeedsAttention(connection) }
-        return accepted
     }
 
     public func write(_ text: String) -> Bool { write(Array(text.utf8)) }

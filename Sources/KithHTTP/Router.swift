@@ -212,8 +212,10 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     }
 
     private var entries: [Entry] = []
-    /// The entry that answers a GET (or HEAD) no route matches; see `fallback`.
-    private var fallbackIndex: Int?
+    /// The routes in registration order, matched without the `Context`
+    /// parameter: generic code called from another module runs unspecialized,
+    /// looking up type metadata at every step of the walk.
+    private var table = RouteTable()
     private var handlers: [Route: Handler] = [:]
     private let makeContext: @Sendable (Request) throws -> Context
     private let finish: @Sendable (Context, inout Response) -> Void
@@ -235,6 +237,7 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     public func on(_ route: Route, _ handler: @escaping Handler) {
         precondition(!entries.contains { $0.route == route }, "route registered twice: \(route)")
         entries.append(Entry(route: route, handler: handler))
+        table.routes.append(route)
         handlers[route] = handler
     }
 
@@ -244,35 +247,12 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     /// whenever they were registered.
     public func fallback(_ route: Route, _ handler: @escaping Handler) {
         on(route, handler)
-        fallbackIndex = entries.count - 1
+        table.fallbackIndex = entries.count - 1
     }
 
-    public var routes: [Route] { entries.map(\.route) }
+    public var routes: [Route] { table.routes }
 
-
-    public func decide(method: HTTPMethod, path: String) -> RouteDecision {
-        guard let segments = Self.segments(of: path) else { return .badPath }
-        var allowed: [HTTPMethod] = []
-        // GET answers HEAD unless the path has an explicit HEAD route.
-        var getForHead: RouteDecision?
-        for (index, entry) in entries.enumerated() where index != fallbackIndex {
-            guard let parameters = entry.route.pattern.match(segments) else { continue }
-            if entry.route.method == method { return .matched(entry.route, parameters, index: index) }
-            if method == .head, entry.route.method == .get, getForHead == nil {
-                getForHead = .matched(entry.route, parameters, index: index)
-            }
-            allowed.append(entry.route.method)
-        }
-        if let getForHead { return getForHead }
-        if allowed.isEmpty {
-            if let fallbackIndex, method == .get || method == .head {
-                return .matched(entries[fallbackIndex].route, PathParameters(), index: fallbackIndex)
-            }
-            return .notFound
-        }
-        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
-        return .methodNotAllowed(allowed: allowed)
-    }
+    public func decide(method: HTTPMethod, path: String) -> RouteDecision { table.decide(method: method, path: path) }
 
     public func handle(_ request: Request) throws -> Response {
         let handler: Handler
@@ -287,6 +267,39 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
         var response = try handler(&context)
         finish(context, &response)
         return response
+    }
+
+}
+
+/// What `Router.decide` walks: the routes alone, in registration order.
+struct RouteTable: Sendable {
+    var routes: [Route] = []
+    /// The route that answers a GET (or HEAD) no route matches.
+    var fallbackIndex: Int?
+
+    func decide(method: HTTPMethod, path: String) -> RouteDecision {
+        guard let segments = Self.segments(of: path) else { return .badPath }
+        var allowed: [HTTPMethod] = []
+        // GET answers HEAD unless the path has an explicit HEAD route.
+        var getForHead: RouteDecision?
+        for index in routes.indices where index != fallbackIndex {
+            let route = routes[index]
+            guard let parameters = route.pattern.match(segments) else { continue }
+            if route.method == method { return .matched(route, parameters, index: index) }
+            if method == .head, route.method == .get, getForHead == nil {
+                getForHead = .matched(route, parameters, index: index)
+            }
+            allowed.append(route.method)
+        }
+        if let getForHead { return getForHead }
+        if allowed.isEmpty {
+            if let fallbackIndex, method == .get || method == .head {
+                return .matched(routes[fallbackIndex], PathParameters(), index: fallbackIndex)
+            }
+            return .notFound
+        }
+        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+        return .methodNotAllowed(allowed: allowed)
     }
 
     /// Splits and percent-decodes a path; `nil` when it cannot be decoded.

@@ -171,6 +171,9 @@ public final class Server: Sendable {
     /// The connection cap in force: the configured one, or less when the
     /// descriptor limit is lower.
     public var connectionCap: Int { core.connectionCap }
+    /// Handler threads started so far: they start when work needs them, up
+    /// to `configuration.workers`.
+    public var workerThreads: Int { core.workers.threadCount }
     /// Disk space reserved by uploads in progress.
     public var uploadBytesInUse: Int64 { core.uploads.bytesInUse }
 

@@ -55,27 +55,32 @@ public final class Database: Sendable {
             busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
             statementCacheCapacity: configuration.statementCacheCapacity
         )
-        var readers: [Connection] = []
+        // One reader now, so a file that cannot be read fails here; the rest
+        // open when concurrent reads first need them.
+        let first: Connection
         do {
-            for _ in 0..<configuration.readerCount {
-                readers.append(try Connection.open(
-                    path: path,
-                    readOnly: true,
-                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
-                    statementCacheCapacity: configuration.statementCacheCapacity
-                ))
-            }
+            first = try Self.openReader(path: path, configuration: configuration)
         } catch {
-            for reader in readers { reader.close() }
             writer.close()
             throw error
         }
         self.writer = Lock(writer)
-        self.readers = ReaderPool(connections: readers)
+        self.readers = ReaderPool(capacity: configuration.readerCount, first: first) { () throws(DatabaseError) in
+            try Self.openReader(path: path, configuration: configuration)
+        }
     }
 
     deinit {
         close()
+    }
+
+    private static func openReader(path: String, configuration: Configuration) throws(DatabaseError) -> Connection {
+        try Connection.open(
+            path: path,
+            readOnly: true,
+            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+            statementCacheCapacity: configuration.statementCacheCapacity
+        )
     }
 
     /// Opens with the default configuration but `readers` reader connections.
@@ -86,6 +91,9 @@ public final class Database: Sendable {
     }
 
     public var readerCount: Int { readers.capacity }
+
+    /// Readers opened so far: they open on demand, up to `readerCount`.
+    public var openReaderCount: Int { readers.openedCount }
 
     // MARK: - Writing
 

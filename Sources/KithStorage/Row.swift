@@ -9,9 +9,10 @@
 ///     let bio = try row.get("bio") as String?
 ///     let role = try row.get(2, as: Role.self)
 public struct Row: Sendable {
-    /// Names and lookup table, built once per query and shared by all its rows.
+    /// Names and lookup table, built once per statement and shared by all its rows.
+    @usableFromInline
     final class Columns: Sendable {
-        let names: [String]
+        @usableFromInline let names: [String]
         /// Name to first index: the first of duplicate names wins, as in
         /// `SELECT a.id, b.id`.
         private let indexByName: [String: Int]
@@ -31,12 +32,19 @@ public struct Row: Sendable {
             indexByFoldedName = folded
         }
 
+        @usableFromInline
         func index(of name: String) -> Int? {
-            indexByName[name] ?? indexByFoldedName[name.lowercased()]
+            // A few columns are found faster by comparing names (most are
+            // small strings, compared as two words) than by hashing.
+            if names.count <= 8 {
+                for index in names.indices where names[index] == name { return index }
+                return indexByFoldedName[name.lowercased()]
+            }
+            return indexByName[name] ?? indexByFoldedName[name.lowercased()]
         }
     }
 
-    let columns: Columns
+    @usableFromInline let columns: Columns
     public let values: [DatabaseValue]
 
     init(columns: Columns, values: [DatabaseValue]) {
@@ -63,26 +71,42 @@ public struct Row: Sendable {
     }
 
     /// The named column decoded as `T`.
+    ///
+    /// Inlinable so that each caller gets a copy specialized for its `T`:
+    /// unspecialized, every call looked up generic metadata at run time,
+    /// which cost more than the read itself.
+    @inlinable
     public func get<T: DatabaseValueConvertible>(_ column: String, as type: T.Type = T.self) throws(RowDecodingError) -> T {
-        guard let index = columns.index(of: column) else {
-            throw RowDecodingError(column: column, expectedType: "\(T.self)", problem: .noSuchColumn(available: columns.names))
-        }
-        return try decode(index: index, label: column)
+        guard let index = columns.index(of: column) else { throw missingColumn(column, expecting: T.self) }
+        if let decoded = T(databaseValue: values[index]) { return decoded }
+        throw undecodable(index: index, label: column, expecting: T.self)
     }
 
     /// The column at `index` decoded as `T`.
+    @inlinable
     public func get<T: DatabaseValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(RowDecodingError) -> T {
-        guard values.indices.contains(index) else {
-            throw RowDecodingError(column: "#\(index)", expectedType: "\(T.self)", problem: .indexOutOfRange(count: values.count))
-        }
-        return try decode(index: index, label: columns.names[index])
+        guard values.indices.contains(index) else { throw outOfRange(index, expecting: T.self) }
+        if let decoded = T(databaseValue: values[index]) { return decoded }
+        throw undecodable(index: index, label: columns.names[index], expecting: T.self)
     }
 
-    private func decode<T: DatabaseValueConvertible>(index: Int, label: String) throws(RowDecodingError) -> T {
+    // The failures, out of line: they run once per mistake, not once per read.
+
+    @usableFromInline
+    func missingColumn(_ column: String, expecting type: Any.Type) -> RowDecodingError {
+        RowDecodingError(column: column, expectedType: "\(type)", problem: .noSuchColumn(available: columns.names))
+    }
+
+    @usableFromInline
+    func outOfRange(_ index: Int, expecting type: Any.Type) -> RowDecodingError {
+        RowDecodingError(column: "#\(index)", expectedType: "\(type)", problem: .indexOutOfRange(count: values.count))
+    }
+
+    @usableFromInline
+    func undecodable(index: Int, label: String, expecting type: Any.Type) -> RowDecodingError {
         let value = values[index]
-        if let decoded = T(databaseValue: value) { return decoded }
         let problem: RowDecodingError.Problem = value.isNull ? .unexpectedNull : .typeMismatch(storageClass: value.storageClass)
-        throw RowDecodingError(column: label, expectedType: "\(T.self)", problem: problem)
+        return RowDecodingError(column: label, expectedType: "\(type)", problem: problem)
     }
 }
 

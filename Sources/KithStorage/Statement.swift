@@ -1,4 +1,11 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A prepared statement, owned by one `Connection` and used only by the thread
 /// that currently holds that connection.
@@ -80,16 +87,32 @@ final class Statement {
         while try step() {}
     }
 
+    /// The layout of the last run, reused while the statement stays cached:
+    /// a query that runs thousands of times builds its name tables once.
+    private var lastColumns: Row.Columns?
+
     /// Column names, read after the first step: a cached statement whose schema
-    /// changed is recompiled during that step, possibly with other columns.
+    /// changed is recompiled during that step, possibly with other columns, so
+    /// a remembered layout is reused only when every name still matches.
     func columns() -> Row.Columns {
         let count = sqlite3_column_count(handle)
+        if let last = lastColumns, last.names.count == Int(count), matches(last.names) { return last }
         var names: [String] = []
         names.reserveCapacity(Int(count))
         for index in 0..<count {
             names.append(sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "")
         }
-        return Row.Columns(names: names)
+        let columns = Row.Columns(names: names)
+        if isCached { lastColumns = columns }
+        return columns
+    }
+
+    private func matches(_ names: [String]) -> Bool {
+        for (index, name) in names.enumerated() {
+            guard let current = sqlite3_column_name(handle, Int32(index)) else { return false }
+            if !name.withCString({ strcmp($0, current) == 0 }) { return false }
+        }
+        return true
     }
 
     /// Copies the current row out of SQLite.

@@ -10,17 +10,46 @@ import KithHTTP
 /// figures measure the server, not a client's per-socket overhead.
 enum SSEClients {
     struct Stream {
+        var active = false
         var sent = false
         var opened = false
         var arrived: UInt64 = 0
-        var seen: [UInt8] = []
+        /// The last bytes read, so a marker split across reads is still found.
+        var tail: [UInt8] = []
+    }
+
+    /// Whether `needle` occurs in `tail` followed by `chunk`, without copying
+    /// the chunk: the client must cost little per read, or it, not the
+    /// server, is what the figures measure.
+    static func contains(_ needle: [UInt8], tail: [UInt8], chunk: UnsafeRawBufferPointer) -> Bool {
+        if find(needle, in: chunk) { return true }
+        if tail.isEmpty { return false }
+        let joined = tail + chunk.prefix(needle.count)
+        return joined.withUnsafeBytes { find(needle, in: $0) }
+    }
+
+    /// memchr for the first byte, memcmp for the rest.
+    static func find(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
+        guard let base = haystack.baseAddress, haystack.count >= needle.count, let first = needle.first else { return false }
+        return needle.withUnsafeBytes { n in
+            var offset = 0
+            let last = haystack.count - needle.count
+            while offset <= last {
+                guard let hit = memchr(base + offset, Int32(first), last - offset + 1) else { return false }
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + at, n.baseAddress!, n.count) == 0 { return true }
+                offset = at + 1
+            }
+            return false
+        }
     }
 
     static func run(port: Int, count: Int, topics: String, batch: Int = 500, timeout: Double = 60) -> Int32 {
         var limit: UInt64 = 0
         _ = kith_raise_nofile_limit(&limit)
         let epoll = kith_epoll_create()
-        var streams: [Int32: Stream] = [:]
+        var streams: [Stream] = []
+        let openedMarker = Array("retry:".utf8), eventMarker = Array("event: invalidate".utf8)
         let request = Array("GET /live?topics=\(topics) HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".utf8)
         var events = [UInt64](repeating: 0, count: 512)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -46,17 +75,9 @@ enum SSEClients {
                 failed += 1
                 return
             }
-            streams[fd] = Stream()
+            if Int(fd) >= streams.count { streams += repeatElement(Stream(), count: Int(fd) + 1 - streams.count + 1024) }
+            streams[Int(fd)] = Stream(active: true)
             _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, fd, KITH_EPOLLIN | KITH_EPOLLOUT | KITH_EPOLLET, UInt64(fd))
-        }
-
-        func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-            let n = Array(needle.utf8)
-            guard haystack.count >= n.count else { return false }
-            for i in 0...(haystack.count - n.count) where haystack[i] == n[0] && Array(haystack[i..<i + n.count]) == n {
-                return true
-            }
-            return false
         }
 
         while kith_monotonic_nanos() < deadline {
@@ -73,7 +94,8 @@ enum SSEClients {
             let n = kith_epoll_wait(epoll, &events, 256, 100)
             for i in 0..<Int(max(n, 0)) {
                 let fd = Int32(truncatingIfNeeded: events[2 * i])
-                guard var stream = streams[fd] else { continue }
+                guard Int(fd) < streams.count, streams[Int(fd)].active else { continue }
+                var stream = streams[Int(fd)]
                 if !stream.sent {
                     if request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count {
                         stream.sent = true
@@ -86,28 +108,31 @@ enum SSEClients {
                             if stream.arrived == 0 { failed += 1 }
                             _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, fd, 0, 0)
                             close(fd)
-                            streams[fd] = nil
-                            stream.sent = false
+                            stream.active = false
                         }
                         break
                     }
-                    let chunk = Array(buffer[0..<got])
-                    // Keep a short tail so a marker split across reads is still found.
-                    stream.seen = Array((stream.seen + chunk).suffix(4096))
-                    if !stream.opened && contains(stream.seen, "retry:") {
-                        stream.opened = true
-                        opened += 1
+                    let drained = got < buffer.count
+                    buffer.withUnsafeBytes { raw in
+                        let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<got])
+                        if !stream.opened && contains(openedMarker, tail: stream.tail, chunk: chunk) {
+                            stream.opened = true
+                            opened += 1
+                        }
+                        if stream.opened && stream.arrived == 0 && contains(eventMarker, tail: stream.tail, chunk: chunk) {
+                            stream.arrived = kith_monotonic_nanos()
+                            arrived += 1
+                        }
+                        stream.tail = Array(chunk.suffix(32))
                     }
-                    if stream.opened && stream.arrived == 0 && contains(stream.seen, "event: invalidate") {
-                        stream.arrived = kith_monotonic_nanos()
-                        arrived += 1
-                    }
+                    // A short read emptied the socket: skip the read that would say EAGAIN.
+                    if drained { break }
                 }
-                if streams[fd] != nil { streams[fd] = stream }
+                streams[Int(fd)] = stream
             }
         }
         if !announced { Console.out("ready \(opened)") }
-        Console.out("arrivals " + streams.values.filter { $0.arrived > 0 }.map { String($0.arrived) }.joined(separator: " "))
+        Console.out("arrivals " + streams.filter { $0.arrived > 0 }.map { String($0.arrived) }.joined(separator: " "))
         Console.out("failed \(failed)")
         return 0
     }

@@ -406,6 +406,64 @@ struct ServerTests {
         #expect(try blocked.readResponse().text == "released")
     }
 
+    @Test("handler threads start on demand: none at start, one per concurrent request up to the cap, and a burst is served")
+    func lazyWorkers() throws {
+        let harness = try EngineHarness()  // 4 workers
+        #expect(harness.server.workerThreads == 0, "an idle server has started no handler thread")
+        let first = try harness.client()
+        try first.send(get("/hello"))
+        #expect(try first.readResponse(timeout: 5).text == "hello")
+        #expect(harness.server.workerThreads == 1, "one request at a time needs one thread")
+
+        // Six requests that block: four threads start (the cap), two requests queue.
+        let blocked = try (0..<6).map { _ in try harness.client() }
+        for client in blocked { try client.send(get("/block")) }
+        let deadline = Clock.now + 5
+        while harness.latch.waiting < 4 && Clock.now < deadline { usleep(1000) }
+        #expect(harness.latch.waiting == 4, "every started thread runs a handler at once")
+        #expect(harness.server.workerThreads == 4, "never more threads than configured")
+        usleep(50_000)
+        #expect(harness.latch.waiting == 4, "the queued requests wait for a free thread")
+        harness.latch.open()
+        for client in blocked { #expect(try client.readResponse(timeout: 5).text == "released") }
+
+        // A burst on many connections, after the threads exist, is all answered.
+        let burst = try (0..<32).map { _ in try harness.client() }
+        for client in burst { try client.send(get("/hello")) }
+        for client in burst { #expect(try client.readResponse(timeout: 5).text == "hello") }
+        #expect(harness.server.workerThreads == 4)
+    }
+
+    @Test("one write to many streams wakes each loop once and reaches every stream; a stream that stops reading is still dropped")
+    func batchedStreamWrites() throws {
+        let harness = try EngineHarness {
+            $0.maxStreamUnsentBytes = 64 * 1024
+            $0.eventLoops = 2
+        }
+        let clients = try (0..<8).map { _ in try harness.client() }
+        for client in clients {
+            try client.send(get("/events"))
+            _ = try client.read(until: ": open\n\n", timeout: 5)
+        }
+        let streams = harness.streams.withLock { $0 }
+        #expect(streams.count == 8)
+        let refused = ResponseStream.write(Array("data: all\n\n".utf8), to: streams)
+        #expect(refused.isEmpty)
+        for client in clients { #expect(try client.read(until: "data: all\n\n", timeout: 5).contains("data: all")) }
+
+        // The first client stops reading; the others keep up. Batched writes
+        // fill only its buffers until the cap closes it.
+        let chunk = [UInt8](repeating: 0x2E, count: 16 * 1024)
+        var dropped: [ResponseStream] = []
+        for _ in 0..<2000 where dropped.isEmpty {
+            dropped = ResponseStream.write(chunk, to: streams)
+            for client in clients.dropFirst() { _ = try client.readSome(timeout: 0.05) }
+        }
+        #expect(dropped.count == 1 && dropped.first === streams[0], "only the stream that stopped reading is refused")
+        #expect(streams[0].closeReason == .slowConsumer)
+        #expect(streams.dropFirst().allSatisfy { $0.isOpen })
+    }
+
     @Test("static files: hashed names, ETag and 304, Range 206 and 416, no escape from the folder")
     func staticFiles() throws {
         let harness = try EngineHarness()

@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import Synchronization
 import Testing
 @testable import KithStorage
@@ -60,5 +62,42 @@ struct ConcurrencyTests {
         db.close()
         threads.forEach { $0.join() }
         #expect(outcomes.withLock { $0 }.allSatisfy { $0 == "ok" || $0 == "closed" })
+    }
+
+    @Test("readers open on demand: one at first, more only for concurrent reads, never more than readerCount")
+    func readersOpenOnDemand() throws {
+        let directory = try TemporaryDirectory()
+        let db = try directory.database(readers: 3)
+        #expect(db.openReaderCount == 1, "a quiet database holds one reader")
+        for _ in 0..<20 { #expect(try db.read { try $0.count() } == 0) }
+        #expect(db.openReaderCount == 1, "reads one after another share it")
+
+        // Five threads read at once and hold their reader until all that can are in.
+        let inside = Mutex(0)
+        let release = DispatchSemaphore(value: 0)
+        let errors = ErrorLog()
+        let threads = (0..<5).map { _ in
+            TestThread {
+                errors.record {
+                    try db.read { conn in
+                        inside.withLock { $0 += 1 }
+                        release.wait()
+                        _ = try conn.count()
+                    }
+                }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while inside.withLock({ $0 }) < 3 && ContinuousClock.now < deadline { usleep(1000) }
+        usleep(20_000)
+        #expect(inside.withLock { $0 } == 3, "three readers at most, so two threads wait")
+        #expect(db.openReaderCount == 3)
+        for _ in 0..<5 { release.signal() }
+        threads.forEach { $0.join() }
+        #expect(errors.all.isEmpty)
+        #expect(inside.withLock { $0 } == 5)
+        #expect(db.openReaderCount == 3)
+        db.close()
+        #expect(throws: DatabaseError.self) { try db.read { try $0.count() } }
     }
 }

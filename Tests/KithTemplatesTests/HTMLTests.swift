@@ -37,6 +37,48 @@ struct HTMLTests {
         #expect(html.string == "<span>42</span><span>-7</span>")
     }
 
+    @Test("integers of every size and sign are written as the same digits String gives")
+    func integerDigits() {
+        for value: Int64 in [0, 7, -7, 10, 99, 100, -100, 1_234_567_890, .max, .min, Int64(Int32.max) + 1] {
+            let html: HTML = "<td>\(value)</td>"
+            #expect(html.string == "<td>\(String(value))</td>")
+            let narrow = Int(value)
+            let asInt: HTML = "\(narrow)"
+            #expect(asInt.string == String(value))
+        }
+        let small: UInt8 = 255
+        let html: HTML = "\(small)"
+        #expect(html.string == "255")
+    }
+
+    @Test("escaping finds special characters at every offset of the eight-byte scan, and nothing else changes")
+    func escapingAtEveryOffset() {
+        // A reference escaper, one scalar at a time.
+        let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
+        func reference(_ text: String) -> String {
+            text.unicodeScalars.map { entities[$0] ?? String($0) }.joined()
+        }
+        // Bytes that sit next to the specials in value, and multibyte text, so
+        // the word-at-a-time check meets its near misses and its borrows.
+        let alphabet: [String] = ["a", "&", "<", ">", "\"", "'", "%", "(", "=", "?", ";", "!", "#", "\u{7F}", "\u{1}", "é", "ü", "日", "🦊", " "]
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<40 {
+            for _ in 0..<25 {
+                let text = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+                let html: HTML = "\(text)"
+                #expect(html.string == reference(text), "text: \(Array(text.utf8))")
+            }
+        }
+        for offset in 0..<17 {
+            for special in ["&", "<", ">", "\"", "'"] {
+                let text = String(repeating: "x", count: offset) + special + String(repeating: "y", count: 16 - offset)
+                #expect(HTML.text(text).string == reference(text))
+            }
+        }
+        let long = String(repeating: "plain text without anything to escape ", count: 20)
+        #expect(HTML.text(long).string == long)
+    }
+
     @Test("attribute helper quotes and escapes, and omits nil")
     func attributes() {
         let title: String? = "say \"hi\" & <go>"

@@ -51,6 +51,9 @@ public final class LiveHub: Sendable {
 
     final class Subscriber: Sendable {
         let sink: any LiveSink
+        /// The sink when it is the server's stream, found once at attach so
+        /// a publish can hand all of them to the engine in one batch.
+        let stream: ResponseStream?
         let topics: [String]
         let viewerKey: String?
         /// The session the stream was opened with: it closes when that session ends.
@@ -60,6 +63,7 @@ public final class LiveHub: Sendable {
         let opened: UInt64
         init(sink: any LiveSink, topics: [String], viewerKey: String?, sessionID: Int64?, address: String?, opened: UInt64) {
             self.sink = sink
+            stream = sink as? ResponseStream
             self.topics = topics
             self.viewerKey = viewerKey
             self.sessionID = sessionID
@@ -145,9 +149,20 @@ public final class LiveHub: Sendable {
             topicState.lastPublished = kith_monotonic_nanos()
             // Writing is an append under each stream's own lock; holding the hub's
             // lock meanwhile keeps every stream's events in id order.
-            for subscriber in topicState.subscribers.values { subscriber.sink.write(bytes) }
+            Self.write(bytes, to: topicState.subscribers.values)
             state.topics[topic] = topicState
         }
+    }
+
+    /// The engine's streams in one batch (one wake-up per event loop, the
+    /// event's buffer shared); any other sink one by one.
+    private static func write(_ bytes: [UInt8], to subscribers: some Collection<Subscriber>) {
+        var streams: [ResponseStream] = []
+        streams.reserveCapacity(subscribers.count)
+        for subscriber in subscribers {
+            if let stream = subscriber.stream { streams.append(stream) } else { subscriber.sink.write(bytes) }
+        }
+        ResponseStream.write(bytes, to: streams)
     }
 
     // MARK: Subscribing
@@ -318,13 +333,15 @@ public final class LiveHub: Sendable {
             }
             return Array(state.subscribers.values)
         }
+        var alive: [Subscriber] = []
         for subscriber in subscribers {
             if now &- subscriber.opened > lifetime {
                 subscriber.sink.close()
             } else {
-                subscriber.sink.write(ServerSentEvent.heartbeat)
+                alive.append(subscriber)
             }
         }
+        Self.write(ServerSentEvent.heartbeat, to: alive)
     }
 
     /// Closes every stream and stops the heartbeat thread.
