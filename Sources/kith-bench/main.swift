@@ -84,12 +84,11 @@ enum FortunesPage {
 }
 
 /// Whether `a` sorts before `b` by their UTF-8 bytes: memcmp over the
-/// strings' own storage (a generic walk of two UTF8Views costs more than the
-/// rest of the request's sorting).
+/// strings' own storage, read in place (a generic walk of two UTF8Views, or a
+/// copy of each string per comparison, costs more than the rest of the sort).
 func utf8Precedes(_ a: String, _ b: String) -> Bool {
-    var a = a, b = b
-    return a.withUTF8 { x in
-        b.withUTF8 { y in
+    let ordered = a.utf8.withContiguousStorageIfAvailable { x in
+        b.utf8.withContiguousStorageIfAvailable { y -> Bool in
             let shared = min(x.count, y.count)
             if shared > 0, let p = x.baseAddress, let q = y.baseAddress {
                 let order = memcmp(p, q, shared)
@@ -98,6 +97,8 @@ func utf8Precedes(_ a: String, _ b: String) -> Bool {
             return x.count < y.count
         }
     }
+    // Bridged strings have no contiguous UTF-8; Swift's own order agrees.
+    return (ordered ?? nil) ?? (a < b)
 }
 
 struct BenchContext: Sendable {
