@@ -1,6 +1,9 @@
 """What Kith's benchmark scripts share: ports, processes and their figures."""
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import time
 
 
@@ -51,3 +54,15 @@ def print_targets(title, rows):
     for figure, value, target, met in rows:
         mark = "—" if met is None else ("yes" if met else "NO")
         print(f"| {figure:<{width}} | {value:>22} | {target:>16} | {mark:>3} |")
+
+
+def stop(process, scratch=None):
+    """Stops a server the way its operator would (SIGTERM, then KILL after
+    30 s) and removes its scratch data directory."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
