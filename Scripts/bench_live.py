@@ -58,6 +58,18 @@ class Connection:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
 
     async def request(self, method, path, cookies, headers=None, body=b""):
+        """Sends on the kept connection; one the server closed while idle
+        (its keep-alive timeout) is reopened once, as a browser does."""
+        reused = self.writer is not None
+        try:
+            return await self.exchange(method, path, cookies, headers, body)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.close()
+            if not reused:
+                raise
+            return await self.exchange(method, path, cookies, headers, body)
+
+    async def exchange(self, method, path, cookies, headers, body):
         if self.writer is None:
             await self.open()
         lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", f"Origin: http://127.0.0.1:{self.port}"]
