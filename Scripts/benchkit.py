@@ -1,5 +1,6 @@
 """What Kith's benchmark scripts share: ports, processes and their figures."""
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,3 +65,11 @@ def stop_all(processes, timeout=20):
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def stop(process, scratch=None):
+    """Stops one server the way its operator would and removes its scratch
+    data directory."""
+    stop_all([process], timeout=30)
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)

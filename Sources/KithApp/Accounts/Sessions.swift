@@ -13,7 +13,8 @@ final class Sessions: Sendable {
     static let idleLifetime: Int64 = 30 * 86_400
     /// However much it is used, a session ends this long after sign-in.
     static let absoluteLifetime: Int64 = 180 * 86_400
-    /// `last_seen_at` is written at most this often, so reading pages stays write-free.
+    /// `last_seen_at` is written at most this often, and only by a request a
+    /// person made (see `refreshesLastSeen`).
     static let touchInterval: Int64 = 3_600
 
     let database: Database
@@ -51,7 +52,7 @@ final class Sessions: Sendable {
             if let (session, user) = try database.read({ try AccountStore.session($0, tokenHash: TokenHash.of(token)) }),
                 now - session.lastSeenAt < Self.idleLifetime, now - session.createdAt < Self.absoluteLifetime
             {
-                if now - session.lastSeenAt >= Self.touchInterval {
+                if now - session.lastSeenAt >= Self.touchInterval, Self.refreshesLastSeen(request) {
                     try database.write { try AccountStore.touchSession($0, id: session.id, now: now) }
                     outgoing.append(sessionCookie(token))
                 }
@@ -69,6 +70,18 @@ final class Sessions: Sendable {
         return Resolved(
             session: nil, user: nil, csrfToken: preSessionToken(pre), cookies: outgoing,
             sessionEnded: cookies[Self.cookieName] != nil)
+    }
+
+    /// Whether this request keeps its session from going idle: a page the
+    /// person opened or a form they sent, never what a page script does on
+    /// its own (a live refetch, a badge count) nor the event stream. One change
+    /// makes every open page refetch at once; if any of those could write, an
+    /// hour-old session per viewer would turn one change into a wave of
+    /// writes. A navigation still may (at most hourly): someone who only reads
+    /// for a month is still using Kith, and must not be signed out for it.
+    static func refreshesLastSeen(_ request: Request) -> Bool {
+        if !request.method.isSafe { return true }
+        return request.headers[RequestContext.enhancedHeader] == nil && request.route != LiveRoutes.stream
     }
 
     /// The token a signed-out form must carry: bound to the visitor's

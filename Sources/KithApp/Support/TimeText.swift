@@ -25,7 +25,6 @@ enum TimeText {
         var seconds = time_t(instant)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "" }
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
         let date = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
         let clock = "\(two(parts.tm_hour)):\(two(parts.tm_min))"
         return machine ? "\(date)T\(clock)Z" : "\(date) \(clock)"
@@ -34,11 +33,9 @@ enum TimeText {
     /// "Sat 14 Nov, 18:05" in `zone` ("Sat 14 Nov 2026, 18:05" with the
     /// year), and the instant for `<time datetime>`.
     static func local(_ instant: Int64, zone: String, withYear: Bool = false) -> (human: String, machine: String) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        formatter.dateFormat = withYear ? "EEE d MMM yyyy, HH:mm" : "EEE d MMM, HH:mm"
-        return (formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant))), utc(instant, machine: true))
+        let t = fields(instant, zone: zone)
+        let day = "\(weekdays[Int(t.tm_wday)]) \(t.tm_mday) \(months[Int(t.tm_mon)])" + (withYear ? " \(t.tm_year + 1900)" : "")
+        return ("\(day), \(two(t.tm_hour)):\(two(t.tm_min))", utc(instant, machine: true))
     }
 
     /// "Saturday 14 November 2026" for a calendar date the host typed
@@ -46,18 +43,35 @@ enum TimeText {
     static func longDate(_ ymd: String) -> String {
         let parts = ymd.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3, FormReader.isCalendarDate(ymd) else { return ymd }
-        var components = DateComponents()
-        components.year = parts[0]
-        components.month = parts[1]
-        components.day = parts[2]
-        components.hour = 12
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let date = calendar.date(from: components) else { return ymd }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = calendar.timeZone
-        formatter.dateFormat = "EEEE d MMMM yyyy"
-        return formatter.string(from: date)
+        var noon = tm()
+        noon.tm_year = Int32(parts[0] - 1900)
+        noon.tm_mon = Int32(parts[1] - 1)
+        noon.tm_mday = Int32(parts[2])
+        noon.tm_hour = 12
+        let t = fields(Int64(timegm(&noon)), zone: "UTC")
+        return "\(fullWeekdays[Int(t.tm_wday)]) \(t.tm_mday) \(fullMonths[Int(t.tm_mon)]) \(t.tm_year + 1900)"
     }
+
+    /// The calendar and clock of `instant` as seen in `zone` (UTC for an
+    /// unknown one): the zone's offset at that instant, then `gmtime_r`.
+    /// Pages show many times and a live change makes every viewer render
+    /// them again; a `DateFormatter` built per time cost ICU more than the
+    /// rest of a fragment's render, and the English names below are all the
+    /// `en_US_POSIX` patterns used here ever produce.
+    static func fields(_ instant: Int64, zone: String) -> tm {
+        let timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!
+        var seconds = time_t(instant + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))))
+        var parts = tm()
+        _ = gmtime_r(&seconds, &parts)
+        return parts
+    }
+
+    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let fullWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let fullMonths = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    ]
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
 }

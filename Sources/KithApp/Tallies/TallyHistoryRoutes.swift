@@ -180,11 +180,13 @@ enum TallyHistoryRoutes {
         }
 
         func label(_ start: Int64, zone: String) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = calendar(zone).timeZone
-            formatter.dateFormat = self == .day ? "EEE d MMM" : self == .week ? "'Week of' d MMM" : "MMM yyyy"
-            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(start)))
+            let t = TimeText.fields(start, zone: zone)
+            let month = TimeText.months[Int(t.tm_mon)]
+            switch self {
+            case .day: return "\(TimeText.weekdays[Int(t.tm_wday)]) \(t.tm_mday) \(month)"
+            case .week: return "Week of \(t.tm_mday) \(month)"
+            case .month: return "\(month) \(t.tm_year + 1900)"
+            }
         }
     }
 
