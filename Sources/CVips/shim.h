@@ -74,10 +74,27 @@ static inline int kith_vips_save_webp(VipsImage *in, int quality, void **buffer,
     return status;
 }
 
-// Test and benchmark photos: a diagonal colour gradient under Gaussian
-// noise, so the file is as hard to compress as a real photo of that size.
+// Blurry noise: Gaussian noise at 1/`scale` size, enlarged smoothly, in
+// three bands. Detail at that scale survives shrinking, as in a real photo.
+static inline VipsImage *kith_vips_blobs(int width, int height, int scale, double sigma) {
+    VipsImage *bands[3] = {NULL, NULL, NULL}, *joined = NULL, *large = NULL, *out = NULL;
+    int small_width = (width + scale - 1) / scale, small_height = (height + scale - 1) / scale;
+    int failed = 0;
+    for (int i = 0; i < 3 && !failed; i++) failed = vips_gaussnoise(&bands[i], small_width, small_height, "mean", 0.0, "sigma", sigma, NULL);
+    if (!failed) failed = vips_bandjoin(bands, &joined, 3, NULL);
+    if (!failed) failed = vips_resize(joined, &large, (double)scale, NULL);
+    if (!failed) failed = vips_crop(large, &out, 0, 0, width, height, NULL);
+    VipsImage *all[] = {bands[0], bands[1], bands[2], joined, large};
+    for (int i = 0; i < 5; i++) if (all[i]) g_object_unref(all[i]);
+    return failed ? NULL : out;
+}
+
+// Test and benchmark photos: a diagonal colour gradient under noise at
+// several scales, so the file (and each smaller variant) is as hard to
+// compress as a real photo of that size.
 static inline int kith_vips_sample_photo(const char *path, int width, int height, int quality) {
     VipsImage *xyz = NULL, *bands[3] = {NULL, NULL, NULL}, *gradient = NULL, *noise = NULL, *sum = NULL, *photo = NULL;
+    VipsImage *fine = NULL, *medium = NULL, *coarse = NULL, *sum1 = NULL, *sum2 = NULL;
     int failed = vips_xyz(&xyz, width, height, NULL);
     if (!failed) {
         VipsImage *x = NULL, *y = NULL;
@@ -91,11 +108,15 @@ static inline int kith_vips_sample_photo(const char *path, int width, int height
         if (y) g_object_unref(y);
     }
     if (!failed) failed = vips_bandjoin(bands, &gradient, 3, NULL);
-    if (!failed) failed = vips_gaussnoise(&noise, width, height, "mean", 0.0, "sigma", 24.0, NULL);
-    if (!failed) failed = vips_add(gradient, noise, &sum, NULL);
-    if (!failed) failed = vips_cast(sum, &photo, VIPS_FORMAT_UCHAR, NULL);
+    if (!failed) failed = vips_gaussnoise(&noise, width, height, "mean", 0.0, "sigma", 12.0, NULL);
+    if (!failed) failed = (medium = kith_vips_blobs(width, height, 12, 30.0)) == NULL;
+    if (!failed) failed = (coarse = kith_vips_blobs(width, height, 60, 40.0)) == NULL;
+    if (!failed) failed = vips_add(gradient, noise, &fine, NULL);
+    if (!failed) failed = vips_add(fine, medium, &sum1, NULL);
+    if (!failed) failed = vips_add(sum1, coarse, &sum2, NULL);
+    if (!failed) failed = vips_cast(sum2, &photo, VIPS_FORMAT_UCHAR, NULL);
     if (!failed) failed = vips_image_write_to_file(photo, path, "Q", quality, NULL);
-    VipsImage *all[] = {xyz, bands[0], bands[1], bands[2], gradient, noise, sum, photo};
-    for (int i = 0; i < 8; i++) if (all[i]) g_object_unref(all[i]);
+    VipsImage *all[] = {xyz, bands[0], bands[1], bands[2], gradient, noise, sum, photo, fine, medium, coarse, sum1, sum2};
+    for (int i = 0; i < 13; i++) if (all[i]) g_object_unref(all[i]);
     return failed ? -1 : 0;
 }

@@ -241,8 +241,8 @@ public enum MediaViews {
             <p class="muted">A gift can be photos, one video or one voice note. Anything you write above goes with it as a note.</p>
             \(error)
             \(form(uploads.photosAction, """
-                <label class="field__label" for="gift-photos">Photos (JPEG, PNG, GIF or WebP, up to \(uploads.photoLimitMB) MB each)</label>
-                <input class="field__input" id="gift-photos" type="file" name="photo" multiple accept="image/jpeg,image/png,image/gif,image/webp" required>
+                <label class="field__label" for="gift-photos">Photos (JPEG, HEIC, PNG, GIF or WebP, up to \(uploads.photoLimitMB) MB each)</label>
+                <input class="field__input" id="gift-photos" type="file" name="photo" multiple accept="image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif" required>
                 """, "Upload photos"))
             \(form(uploads.videoAction, """
                 <label class="field__label" for="gift-video">A video (MP4, MOV or WebM, up to \(uploads.videoLimitMB) MB)</label>

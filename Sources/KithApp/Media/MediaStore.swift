@@ -68,7 +68,7 @@ public final class MediaStore: Sendable {
     }
 
     static let acceptedFormats =
-        "a photo (JPEG, PNG, GIF or WebP), a video (MP4, MOV or WebM) or a voice note (M4A, MP3, Ogg, WAV or WebM)"
+        "a photo (JPEG, HEIC, PNG, GIF or WebP), a video (MP4, MOV or WebM) or a voice note (M4A, MP3, Ogg, WAV or WebM)"
 
     /// Checks `upload` against what this form takes (`kind`) and its size
     /// limit, then moves it into the store. Refusals are 4xx with a message
