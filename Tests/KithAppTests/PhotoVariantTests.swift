@@ -259,6 +259,28 @@ struct PhotoVariantTests {
         #expect(try app.app.database.read { try $0.queryValue("SELECT count(*) FROM media_variants", as: Int.self) } == 0)
     }
 
+    @Test(
+        "pages drawing photos from variants, and a HEIC photo without them, pass the Nu HTML checker",
+        .enabled(if: HTMLValidationTests.isAvailable, "needs Java and the Nu HTML checker; `make test` installs them"))
+    func validHTML() throws {
+        let app = try Self.harness()
+        let party = try OccasionParty.make(app, contributors: 2)
+        _ = try Self.givePhoto(party, width: 1200, height: 900)
+        let directory = try TemporaryDirectory()
+        try HTMLValidationTests.expectValid([("variants", party.contributors[0], "\(party.base)/gift")], directory: directory)
+        let heic = try SamplePhotos.make("b.heic", width: 800, height: 600, quality: 50)
+        #expect(try party.upload(party.contributors[1], "photos", files: [("b.heic", "image/heic", heic)]).status == 303)
+        try party.waitForVariants()
+        // As if its variants could not be made: the page offers the download.
+        try app.app.database.write { tx in
+            try tx.execute("DELETE FROM media_variants")
+            try tx.execute("UPDATE media_photos SET state = 'failed'")
+        }
+        let waiting = try party.contributors[1].get("\(party.base)/gift").text
+        #expect(waiting.contains("getting it ready to show"))
+        try HTMLValidationTests.expectValid([("heic", party.contributors[1], "\(party.base)/gift")], directory: directory)
+    }
+
     /// Friend 1 adds one sample photo to their gift and waits for its
     /// variants: (gift, media id, file hash).
     static func givePhoto(_ party: OccasionParty, width: Int, height: Int) throws -> (Int64, Int64, String) {
