@@ -10,8 +10,10 @@
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 # librsvg2-bin: rsvg-convert, which the server runs to paint a plate game's
-# board as a PNG (its share picture and Open Graph image).
-DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin
+# board as a PNG (its share picture and Open Graph image). libvips-dev:
+# resizing photos into the variants pages fetch, and reading HEIC (through
+# libheif), which beats any decoder written by hand.
+DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin libvips-dev
 # The tests drive headless Chromium through chromedriver to check the page
 # scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,
@@ -94,6 +96,7 @@ bench: release bench-deps
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
+	python3 Scripts/bench_media.py $(MEDIA_ARGS)
 
 # Only the figures under attack: memory under an upload flood, a signed-in
 # page's latency under a sign-up flood, connections one address can hold.

@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
+        // libvips: right-sized photo variants, and the decoder for iPhones' HEIC photos.
+        .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "KithMedia", path: "Sources/KithMedia"),
         .target(
             name: "KithApp",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL", "CVips"],
             path: "Sources/KithApp"
         ),
         .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "KithMediaTests", dependencies: ["KithMedia", "KithTestSupport"], path: "Tests/KithMediaTests"),
         .testTarget(
             name: "KithAppTests",
-            dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithTestSupport"],
+            dependencies: ["KithApp", "KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithTestSupport", "CVips"],
             path: "Tests/KithAppTests"
         ),
     ],

@@ -12,6 +12,8 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// the MIME string, because WebM audio and WebM video share one container.
     public enum Container: String, Sendable, Hashable, CaseIterable {
         case jpeg, png, gif, webp
+        /// HEIC/HEIF stills (ISO BMFF): stored, but shown through JPEG and WebP variants.
+        case heif
         case mp4, quickTime, webm
         case adts, mpegAudio, ogg, wav
     }
@@ -35,6 +37,8 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public static let png = MediaType(container: .png, mimeType: "image/png", kind: .photo, fileExtension: "png")
     public static let gif = MediaType(container: .gif, mimeType: "image/gif", kind: .photo, fileExtension: "gif")
     public static let webp = MediaType(container: .webp, mimeType: "image/webp", kind: .photo, fileExtension: "webp")
+    /// What iPhones take. Browsers cannot show it, so pages never do.
+    public static let heic = MediaType(container: .heif, mimeType: "image/heic", kind: .photo, fileExtension: "heic")
 
     public static let mp4 = MediaType(container: .mp4, mimeType: "video/mp4", kind: .video, fileExtension: "mp4")
     public static let quickTime = MediaType(container: .quickTime, mimeType: "video/quicktime", kind: .video, fileExtension: "mov")
@@ -51,6 +55,6 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
 
     /// Every type the allow-list admits, for tests and for documentation pages.
     public static let allowed: [MediaType] = [
-        .jpeg, .png, .gif, .webp, .mp4, .quickTime, .webmVideo, .m4a, .aac, .mp3, .ogg, .wav, .webmAudio,
+        .jpeg, .png, .gif, .webp, .heic, .mp4, .quickTime, .webmVideo, .m4a, .aac, .mp3, .ogg, .wav, .webmAudio,
     ]
 }

@@ -130,6 +130,19 @@ public enum MediaSniffer {
         return .unknown
     }
 
+    private static let hevcBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
+
+    /// For a file `identify` called `.heic`: the type it is stored as when
+    /// its pictures are HEVC (what phones take), or nil for AVIF and other
+    /// codecs, which Kith does not promise to decode.
+    public static func heifType(_ prefix: [UInt8]) -> MediaType? {
+        guard identify(prefix) == .heic, let size = prefix.u32be(at: 0) else { return nil }
+        let brands = stride(from: 8, to: Int(size), by: 4).compactMap { offset -> String? in
+            offset == 12 ? nil : prefix.bytes(offset..<offset + 4).map(fourCCString)
+        }
+        return brands.contains(where: hevcBrands.contains) ? .heic : nil
+    }
+
     private static func verdict(forBrand brand: String) -> Result? {
         if audioBrands.contains(brand) { return .allowed(.m4a) }
         if quickTimeBrands.contains(brand) { return .allowed(.quickTime) }

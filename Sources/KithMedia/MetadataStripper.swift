@@ -64,6 +64,11 @@ public enum MetadataStripper {
             let (bytes, report) = try strip(original, container: type.container)
             if report.method == .rewritten { try replaceFile(at: path, with: bytes, mode: mode) }
             return report
+        case .heif:
+            let file = try FileDescriptor(path: path, flags: O_RDWR)
+            let report = try HEIFLocationPatcher(file: file).run()
+            if report.method == .patchedInPlace { try file.sync() }
+            return report
         case .mp4, .quickTime, .webm:
             let file = try FileDescriptor(path: path, flags: O_RDWR)
             let report = type.container == .webm

@@ -11,9 +11,14 @@ public struct MediaView: Sendable, Equatable {
     public var label: String
     /// In the author's draft: where the remove form posts.
     public var removeAction: String?
+    /// A photo's size and right-sized variants, once known.
+    public var picture: Picture?
+    /// Loaded at once rather than when scrolled near: the first photo a page shows.
+    public var eager = false
 
     public init(
-        id: Int64, kind: Kind, url: String, mimeType: String, durationMs: Int?, label: String, removeAction: String? = nil
+        id: Int64, kind: Kind, url: String, mimeType: String, durationMs: Int?, label: String, removeAction: String? = nil,
+        picture: Picture? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -22,6 +27,41 @@ public struct MediaView: Sendable, Equatable {
         self.durationMs = durationMs
         self.label = label
         self.removeAction = removeAction
+        self.picture = picture
+    }
+
+    /// A photo as `<picture>`: its size as shown (so the page never shifts
+    /// when it loads) and its variants, WebP and JPEG, by width.
+    public struct Picture: Sendable, Equatable {
+        public struct Source: Sendable, Equatable {
+            public var url: String
+            public var width: Int
+            public var mimeType: String
+            public init(url: String, width: Int, mimeType: String) {
+                self.url = url
+                self.width = width
+                self.mimeType = mimeType
+            }
+        }
+        public var width: Int
+        public var height: Int
+        public var sources: [Source]
+        /// The stored file when a browser can show it (not HEIC).
+        public var original: String?
+
+        public init(width: Int, height: Int, sources: [Source], original: String?) {
+            self.width = width
+            self.height = height
+            self.sources = sources
+            self.original = original
+        }
+
+        func srcset(_ mimeType: String) -> String {
+            sources.filter { $0.mimeType == mimeType }.map { "\($0.url) \($0.width)w" }.joined(separator: ", ")
+        }
+
+        /// The largest JPEG: what stands in for the original when opened.
+        var largestJPEG: String? { sources.last { $0.mimeType == "image/jpeg" }?.url }
     }
 }
 
@@ -47,13 +87,48 @@ public enum MediaViews {
         return "\(render(media, csrf: csrf))\(words)"
     }
 
+    /// How wide a gallery photo is drawn (occasions.css: a grid of columns
+    /// at least 8rem wide, two across inside a phone's gift card), so the
+    /// browser fetches the smallest variant that is sharp at that width.
+    public static let gallerySizes = "(max-width: 40rem) 42vw, 12rem"
+
     static func photo(item: MediaView, csrf: String?) -> HTML {
         """
         <li class="media-gallery__item"><figure class="media-item" data-media>
-        <a\(attribute: "href", item.url)><img\(attribute: "src", item.url)\(attribute: "alt", item.label) loading="lazy" decoding="async"></a>
+        \(image(item))
         \(failure(item))\(remove(item, csrf: csrf))
         </figure></li>
         """
+    }
+
+    /// The variants when made; before that the original with its size, or,
+    /// for a photo browsers cannot show (HEIC), a note until they are made.
+    static func image(_ item: MediaView) -> HTML {
+        let loading = item.eager ? "eager" : "lazy"
+        guard let picture = item.picture else {
+            return """
+                <a\(attribute: "href", item.url)><img\(attribute: "src", item.url)\(attribute: "alt", item.label)\(attribute: "loading", loading) decoding="async"></a>
+                """
+        }
+        let size: HTML = "\(attribute: "width", String(picture.width))\(attribute: "height", String(picture.height))"
+        guard let fallback = picture.largestJPEG ?? picture.original else {
+            return """
+                <p class="media-item__preparing">\(item.label): getting it ready to show. <a\(attribute: "href", item.url) download>Download the original</a></p>
+                """
+        }
+        guard !picture.sources.isEmpty else {
+            return """
+                <a\(attribute: "href", fallback)><img\(attribute: "src", fallback)\(attribute: "alt", item.label)\(size)\(attribute: "loading", loading) decoding="async"></a>
+                """
+        }
+        let small = picture.sources.first { $0.mimeType == "image/jpeg" }?.url ?? fallback
+        let webp = picture.srcset("image/webp")
+        let source: HTML = webp.isEmpty ? "" : "<source type=\"image/webp\"\(attribute: "srcset", webp)\(attribute: "sizes", gallerySizes)>"
+        return """
+            <a\(attribute: "href", picture.original ?? fallback)><picture>\(source)\
+            <img\(attribute: "src", small)\(attribute: "srcset", picture.srcset("image/jpeg"))\(attribute: "sizes", gallerySizes)\(attribute: "alt", item.label)\(size)\(attribute: "loading", loading) decoding="async">\
+            </picture></a>
+            """
     }
 
     static func player(item: MediaView, csrf: String?) -> HTML {
@@ -166,8 +241,8 @@ public enum MediaViews {
             <p class="muted">A gift can be photos, one video or one voice note. Anything you write above goes with it as a note.</p>
             \(error)
             \(form(uploads.photosAction, """
-                <label class="field__label" for="gift-photos">Photos (JPEG, PNG, GIF or WebP, up to \(uploads.photoLimitMB) MB each)</label>
-                <input class="field__input" id="gift-photos" type="file" name="photo" multiple accept="image/jpeg,image/png,image/gif,image/webp" required>
+                <label class="field__label" for="gift-photos">Photos (JPEG, HEIC, PNG, GIF or WebP, up to \(uploads.photoLimitMB) MB each)</label>
+                <input class="field__input" id="gift-photos" type="file" name="photo" multiple accept="image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif" required>
                 """, "Upload photos"))
             \(form(uploads.videoAction, """
                 <label class="field__label" for="gift-video">A video (MP4, MOV or WebM, up to \(uploads.videoLimitMB) MB)</label>

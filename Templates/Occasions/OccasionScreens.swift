@@ -261,7 +261,7 @@ public enum OccasionScreens {
         return """
             <div class="field stack stack--tight">
             <label class="field__label"\(attribute: "for", id)>Your photo (for a photo proof)</label>
-            \(errorPart)<input class="field__input"\(attribute: "id", id) type="file" name="photo" accept="image/jpeg,image/png,image/gif,image/webp" capture="environment"\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "aria-describedby", error == nil ? nil : id + "-error")>
+            \(errorPart)<input class="field__input"\(attribute: "id", id) type="file" name="photo" accept="image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif" capture="environment"\(attribute: "aria-invalid", error == nil ? nil : "true")\(attribute: "aria-describedby", error == nil ? nil : id + "-error")>
             </div>
             """
     }

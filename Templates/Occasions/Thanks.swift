@@ -118,8 +118,8 @@ public enum ThanksViews {
             <form class="stack upload-form" method="post" enctype="multipart/form-data"\(attribute: "action", model.action) data-upload>
             \(Layout.csrfField(csrf))
             \(FormField.textarea(name: "words", label: "Your words", value: model.form.values["words"], error: errors["words"], maxLength: 2000, rows: 3))
-            <label class="field__label" for="thanks-photo">A photo, if you like (JPEG, PNG, GIF or WebP, up to \(model.photoLimitMB) MB)</label>
-            <input class="field__input" id="thanks-photo" type="file" name="photo" accept="image/jpeg,image/png,image/gif,image/webp">
+            <label class="field__label" for="thanks-photo">A photo, if you like (JPEG, HEIC, PNG, GIF or WebP, up to \(model.photoLimitMB) MB)</label>
+            <input class="field__input" id="thanks-photo" type="file" name="photo" accept="image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif">
             <label class="field__label" for="thanks-voice">Or a voice note from a file (up to \(model.voiceLimitMB) MB)</label>
             <input class="field__input" id="thanks-voice" type="file" name="voice" accept="audio/*">
             <div class="cluster">\(Button.primary("Send your thanks", small: true))</div>

@@ -11,6 +11,8 @@ public final class PeriodicTask: Sendable {
     private struct State {
         var thread: pthread_t?
         var stopping = false
+        /// Set by `wake`: run again as soon as the current run ends.
+        var woken = false
     }
 
     /// Names the thread, and the background task built from it.
@@ -44,12 +46,31 @@ public final class PeriodicTask: Sendable {
                         // Checked under the monitor's lock, which `stop`
                         // takes to broadcast: the wake-up cannot be missed.
                         if isStopping { return true }
-                        _ = monitor.wait(seconds: interval)
+                        if !takeWake() {
+                            _ = monitor.wait(seconds: interval)
+                            _ = takeWake()
+                        }
                         return isStopping
                     }
                     if stopping { return }
                 }
             }
+        }
+    }
+
+    /// Runs the work again now rather than at the next interval (new work
+    /// has arrived); a wake during a run makes one more run after it.
+    public func wake() {
+        monitor.withLock {
+            state.withLock { $0.woken = true }
+            monitor.broadcast()
+        }
+    }
+
+    private func takeWake() -> Bool {
+        state.withLock { state in
+            defer { state.woken = false }
+            return state.woken
         }
     }
 

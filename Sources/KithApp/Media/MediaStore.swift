@@ -18,17 +18,25 @@ import KithSync
 /// removes at the next start.
 public final class MediaStore: Sendable {
     public let directory: String
+    /// Photo variants (`PhotoVariants`), named by their own hash like the
+    /// originals but apart from them: made here, never uploaded.
+    public let variantDirectory: String
     /// CRC-32 by file hash, for zip archives: a stored file never changes,
     /// so it is read for this once.
     private let checksums = Lock<[String: UInt32]>([:])
+    /// Who wants to know when a new photo is stored (the variant maker).
+    private let photoObservers = Lock<[@Sendable () -> Void]>([])
 
     init(dataDirectory: String) {
         directory = dataDirectory + "/media"
+        variantDirectory = dataDirectory + "/variants"
     }
 
     /// Creates the directory; removes files and rows nothing refers to.
     func prepare(_ database: Database) throws {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw AppStartError.dataDirectory(directory, errno) }
+        for made in [directory, variantDirectory] where mkdir(made, 0o700) != 0 && errno != EEXIST {
+            throw AppStartError.dataDirectory(made, errno)
+        }
         try sweepOrphans(database)
     }
 
@@ -38,21 +46,29 @@ public final class MediaStore: Sendable {
         public var mimeType: String
         public var kind: MediaKind
         public var byteCount: Int64
+        /// A photo's size as shown, when libvips could read its header.
+        public var width: Int? = nil
+        public var height: Int? = nil
     }
 
     func path(for sha256: String) -> String {
         "\(directory)/\(sha256.prefix(2))/\(sha256)"
     }
 
-    func crc32(of sha256: String) throws -> UInt32 {
-        if let known = checksums.withLock({ $0[sha256] }) { return known }
-        let crc = try ZipWriter.crc32(ofFileAt: path(for: sha256))
-        checksums.withLock { $0[sha256] = crc }
+    func variantPath(for sha256: String) -> String {
+        "\(variantDirectory)/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    /// Keyed by path, which names content in both directories.
+    func crc32(ofFileAt path: String) throws -> UInt32 {
+        if let known = checksums.withLock({ $0[path] }) { return known }
+        let crc = try ZipWriter.crc32(ofFileAt: path)
+        checksums.withLock { $0[path] = crc }
         return crc
     }
 
     static let acceptedFormats =
-        "a photo (JPEG, PNG, GIF or WebP), a video (MP4, MOV or WebM) or a voice note (M4A, MP3, Ogg, WAV or WebM)"
+        "a photo (JPEG, HEIC, PNG, GIF or WebP), a video (MP4, MOV or WebM) or a voice note (M4A, MP3, Ogg, WAV or WebM)"
 
     /// Checks `upload` against what this form takes (`kind`) and its size
     /// limit, then moves it into the store. Refusals are 4xx with a message
@@ -67,8 +83,14 @@ public final class MediaStore: Sendable {
         let type: KithMedia.MediaType
         switch MediaSniffer.identify(prefix, expecting: kind) {
         case .heic:
-            throw HTTPError(
-                .unsupportedMediaType, "\(name) is a HEIC photo, which most browsers can't show. Choose JPEG or take the photo again.")
+            // Taken when libvips can read it: pages show it through its
+            // JPEG and WebP variants, made from it in the background.
+            guard kind == .photo, let heif = MediaSniffer.heifType(prefix), Vips.orientedSize(ofFileAt: upload.path) != nil else {
+                throw HTTPError(
+                    .unsupportedMediaType,
+                    "\(name) is a HEIC or HEIF photo Kith couldn't open. Choose JPEG or take the photo again.")
+            }
+            type = heif
         case .unknown:
             throw HTTPError(.unsupportedMediaType, "Kith can't use \(name). Choose \(Self.acceptedFormats).")
         case .allowed(let found):
@@ -85,8 +107,10 @@ public final class MediaStore: Sendable {
         guard let sha256 = SHA256.hexOfFile(at: upload.path), let size = Self.size(of: upload.path) else {
             throw HTTPError.internal(MediaFailure.unreadable(upload.path))
         }
-        try moveIntoPlace(upload.path, sha256: sha256)
-        return Stored(sha256: sha256, mimeType: type.mimeType, kind: type.kind, byteCount: size)
+        let shown = type.kind == .photo ? Vips.orientedSize(ofFileAt: upload.path) : nil
+        try moveIntoPlace(upload.path, target: path(for: sha256))
+        return Stored(
+            sha256: sha256, mimeType: type.mimeType, kind: type.kind, byteCount: size, width: shown?.width, height: shown?.height)
     }
 
     static func noun(_ kind: MediaKind) -> String {
@@ -103,6 +127,19 @@ public final class MediaStore: Sendable {
             INSERT OR IGNORE INTO media_files (sha256, mime_type, kind, byte_count, created_at)
             VALUES (\(stored.sha256), \(stored.mimeType), \(stored.kind.rawValue), \(stored.byteCount), \(now))
             """)
+        // Pages can size a photo at once; its variants are made in the background.
+        if stored.kind == .photo {
+            try tx.execute("""
+                INSERT OR IGNORE INTO media_photos (sha256, width, height, state, updated_at)
+                VALUES (\(stored.sha256), \(stored.width), \(stored.height), 'pending', \(now))
+                """)
+            let observers = photoObservers.withLock { $0 }
+            tx.afterCommit { for observer in observers { observer() } }
+        }
+    }
+
+    func whenPhotoStored(_ observer: @escaping @Sendable () -> Void) {
+        photoObservers.withLock { $0.append(observer) }
     }
 
     /// A file accepted but then not used (the action found nothing to do):
@@ -116,14 +153,30 @@ public final class MediaStore: Sendable {
     /// Forgets every file no row refers to any more, and deletes them from
     /// disk once the transaction commits (a rollback keeps them).
     func collectGarbage(_ tx: Transaction) throws {
-        let unused: [String] = try tx.query("""
-            DELETE FROM media_files
+        let unusedFiles: SQL = """
+            SELECT sha256 FROM media_files
             WHERE sha256 NOT IN (SELECT sha256 FROM occasion_media)
               AND sha256 NOT IN (SELECT sha256 FROM occasion_thanks WHERE sha256 IS NOT NULL)
-            RETURNING sha256
+            """
+        let variants: [String] = try tx.query("""
+            DELETE FROM media_variants WHERE source_sha256 IN (\(unusedFiles)) RETURNING sha256
             """).map { try $0.get("sha256") }
+        let unused: [String] = try tx.query("""
+            DELETE FROM media_files WHERE sha256 IN (\(unusedFiles)) RETURNING sha256
+            """).map { try $0.get("sha256") }
+        try unlinkVariantsAfterCommit(tx, variants)
         guard !unused.isEmpty else { return }
         let paths = unused.map(path(for:))
+        tx.afterCommit { for path in paths { unlink(path) } }
+    }
+
+    /// Deletes these variant files once the transaction commits, except any
+    /// another photo still has (two uploads differing only in metadata the
+    /// stripper keeps shrink to the same bytes).
+    func unlinkVariantsAfterCommit(_ tx: Transaction, _ hashes: [String]) throws {
+        let gone = try hashes.filter { sha256 in try tx.queryOne("SELECT 1 FROM media_variants WHERE sha256 = \(sha256)") == nil }
+        guard !gone.isEmpty else { return }
+        let paths = gone.map(variantPath(for:))
         tx.afterCommit { for path in paths { unlink(path) } }
     }
 
@@ -131,10 +184,12 @@ public final class MediaStore: Sendable {
     /// row names (a crash between rename and commit) go too.
     func sweepOrphans(_ database: Database) throws {
         try database.write { tx in try collectGarbage(tx) }
-        let known = Set(try database.read { db in try db.query("SELECT sha256 FROM media_files").map { try $0.get("sha256") as String } })
-        for shard in Self.entries(of: directory) where shard.utf8.count == 2 {
-            for file in Self.entries(of: "\(directory)/\(shard)") where !known.contains(file) {
-                unlink("\(directory)/\(shard)/\(file)")
+        for (folder, table) in [(directory, "media_files" as SQL), (variantDirectory, "media_variants")] {
+            let known = Set(try database.read { db in try db.query("SELECT sha256 FROM \(table)").map { try $0.get("sha256") as String } })
+            for shard in Self.entries(of: folder) where shard.utf8.count == 2 {
+                for file in Self.entries(of: "\(folder)/\(shard)") where !known.contains(file) {
+                    unlink("\(folder)/\(shard)/\(file)")
+                }
             }
         }
     }
@@ -174,17 +229,42 @@ public final class MediaStore: Sendable {
         return Int64(info.st_size)
     }
 
+    /// Stores bytes made here (a photo's variant) under their own hash.
+    func storeMade(_ bytes: [UInt8]) throws -> (sha256: String, byteCount: Int64) {
+        let sha256 = SHA256.hex(bytes)
+        let shard = "\(variantDirectory)/\(sha256.prefix(2))"
+        if mkdir(shard, 0o700) != 0 && errno != EEXIST { throw MediaFailure.io("mkdir \(shard)", errno) }
+        // Written beside its final name; a crash leaves a file `sweepOrphans` removes.
+        let temporary = "\(variantPath(for: sha256)).partial"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw MediaFailure.io("open \(temporary)", errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let code = errno
+                close(fd)
+                unlink(temporary)
+                throw MediaFailure.io("write \(temporary)", code)
+            }
+            written += count
+        }
+        close(fd)
+        try moveIntoPlace(temporary, target: variantPath(for: sha256))
+        return (sha256, Int64(bytes.count))
+    }
+
     /// fsync the file, rename it to its content's name, fsync the directory:
     /// once this returns, the bytes survive a crash.
-    private func moveIntoPlace(_ temporary: String, sha256: String) throws {
+    private func moveIntoPlace(_ temporary: String, target: String) throws {
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HTTPError.internal(MediaFailure.io("open \(temporary)", errno)) }
         let synced = fsync(fd) == 0
         close(fd)
         guard synced else { throw HTTPError.internal(MediaFailure.io("fsync \(temporary)", errno)) }
-        let shard = "\(directory)/\(sha256.prefix(2))"
+        let shard = String(target[..<target.lastIndex(of: "/")!])
         if mkdir(shard, 0o700) != 0 && errno != EEXIST { throw HTTPError.internal(MediaFailure.io("mkdir \(shard)", errno)) }
-        let target = path(for: sha256)
         if access(target, F_OK) == 0 {
             unlink(temporary)  // the same bytes are already stored
             return

@@ -61,10 +61,9 @@ enum OccasionKeepsake {
         let zip = ZipWriter(modificationTime: now) { pending += $0 }
         try zip.add(name: "index.html", bytes: Keepsake.render(model).bytes)
         try zip.add(name: "style.css", bytes: stylesheet)
-        for (name, sha256) in files {
-            let path = media.path(for: sha256)
+        for (name, path) in files {
             guard let size = MediaStore.size(of: path) else { throw MediaStore.MediaFailure.unreadable(path) }
-            let crc = try media.crc32(of: sha256)
+            let crc = try media.crc32(ofFileAt: path)
             try zip.add(name: name, size: UInt64(size), crc32: crc) {
                 segments.append(.bytes(pending))
                 pending = []
@@ -90,7 +89,7 @@ enum OccasionKeepsake {
         return "kith-" + (slug.isEmpty ? "keepsake" : String(slug.prefix(60)))
     }
 
-    /// The page's model and the media files it names (archive name, hash).
+    /// The page's model and the media files it names (archive name, path).
     static func build(_ db: Connection, scope: OccasionScope, zone: String, app: KithApp) throws -> (Keepsake.Model, [(String, String)]) {
         let occasion = scope.occasion
         let members = try OccasionStore.members(db, occasionID: scope.id)
@@ -99,9 +98,9 @@ enum OccasionKeepsake {
         var files: [(String, String)] = []
         var named: Set<String> = []
         // Each file once in media/, however many places name it.
-        func kept(_ sha256: String, mimeType: String) -> String {
+        func kept(_ sha256: String, mimeType: String, variant: Bool = false) -> String {
             let name = "media/\(sha256.prefix(16)).\(OccasionMedia.fileExtension(mimeType))"
-            if named.insert(name).inserted { files.append((name, sha256)) }
+            if named.insert(name).inserted { files.append((name, variant ? app.media.variantPath(for: sha256) : app.media.path(for: sha256))) }
             return name
         }
         func archived(_ items: [OccasionMediaStore.Item], giver: String) -> [MediaView] {
@@ -109,15 +108,30 @@ enum OccasionKeepsake {
                 let item = items[index]
                 var view = view
                 view.url = kept(item.sha256, mimeType: item.mimeType)
+                view.picture = keptPicture(item.photo, original: view.url, mimeType: item.mimeType)
                 return view
             }
+        }
+        // The archive keeps originals; a photo browsers cannot show (HEIC)
+        // is shown by its largest JPEG variant, kept beside it.
+        func keptPicture(_ photo: PhotoVariants.Photo?, original: String, mimeType: String) -> MediaView.Picture? {
+            guard let photo else { return nil }
+            let showable = mimeType != KithMedia.MediaType.heic.mimeType
+            let stand = showable ? nil : photo.variants.last { $0.format == .jpeg }
+            return MediaView.Picture(
+                width: photo.width, height: photo.height,
+                sources: stand.map { [.init(url: kept($0.sha256, mimeType: "image/jpeg", variant: true), width: $0.width, mimeType: "image/jpeg")] } ?? [],
+                original: showable ? original : nil)
         }
         let thanks = Dictionary(try ThanksStore.all(db, occasionID: scope.id).map { ($0.giftID, $0) }, uniquingKeysWith: { first, _ in first })
         // A thank-you's photo or voice note goes into media/ like a gift's.
         func keptThanks(_ given: ThanksStore.Thanks) -> Keepsake.Thanks {
             let views = OccasionThanks.mediaViews(given, occasionID: scope.id, celebrant: occasion.celebrantName).map { view in
                 var view = view
-                if let sha256 = given.sha256, let mimeType = given.mimeType { view.url = kept(sha256, mimeType: mimeType) }
+                if let sha256 = given.sha256, let mimeType = given.mimeType {
+                    view.url = kept(sha256, mimeType: mimeType)
+                    view.picture = keptPicture(given.photo, original: view.url, mimeType: mimeType)
+                }
                 return view
             }
             return Keepsake.Thanks(heading: "Thanks from \(occasion.celebrantName)", words: given.body, media: views)

@@ -38,7 +38,7 @@ enum OccasionMedia {
     static func views(_ items: [OccasionMediaStore.Item], occasionID: Int64, giver: String, removable: Bool) -> [MediaView] {
         let photos = items.filter { $0.kind == .photo }.count
         var photoIndex = 0
-        return items.map { item in
+        return items.map { item -> MediaView in
             let label: String
             switch item.kind {
             case .photo:
@@ -47,10 +47,16 @@ enum OccasionMedia {
             case .video: label = "Video from \(giver)"
             case .audio: label = "Voice note from \(giver)"
             }
-            return MediaView(
-                id: item.id, kind: MediaView.Kind(rawValue: item.kind.rawValue) ?? .photo, url: url(item, occasionID: occasionID),
+            let original = url(item, occasionID: occasionID)
+            var view = MediaView(
+                id: item.id, kind: MediaView.Kind(rawValue: item.kind.rawValue) ?? .photo, url: original,
                 mimeType: item.mimeType, durationMs: item.durationMs, label: label,
-                removeAction: removable ? remove.path(occasionID, item.id) : nil)
+                removeAction: removable ? remove.path(occasionID, item.id) : nil,
+                picture: PhotoVariants.picture(
+                    item.photo, base: show.path(occasionID, item.id), original: original, mimeType: item.mimeType))
+            // The first photo is usually in view as the page opens.
+            view.eager = item.kind == .photo && photoIndex == 1
+            return view
         }
     }
 
@@ -119,6 +125,28 @@ enum OccasionMedia {
         return try OccasionActions.redirect(context, OccasionRoutes.gift.path(scope.id), notice: "saved")
     }
 
+    // MARK: Variants
+
+    /// The background maker of photo variants, woken when a photo is
+    /// stored. When a photo's variants are ready, every occasion showing it
+    /// (as a gift, a proof or a thank-you) refetches its live part.
+    static func variantMaker(_ app: KithApp) -> PhotoVariants.Maker {
+        let live = app.live
+        let maker = PhotoVariants.Maker(
+            database: app.database, media: app.media, logger: app.logger, clock: app.configuration.clock
+        ) { tx, sha256 in
+            let occasions: [Int64] = try tx.query("""
+                SELECT occasion_id FROM occasion_media WHERE sha256 = \(sha256)
+                UNION SELECT occasion_id FROM occasion_thanks WHERE sha256 = \(sha256)
+                """).map { try $0.get("occasion_id") }
+            tx.afterCommit {
+                for id in occasions { live.publish(topic: OccasionRoutes.topic(id), fragments: [OccasionRoutes.liveFragment]) }
+            }
+        }
+        app.media.whenPhotoStored { [weak maker] in maker?.nudge() }
+        return maker
+    }
+
     // MARK: Serving
 
     /// The usual extension for a stored type, for file names people see.
@@ -149,6 +177,10 @@ enum OccasionMedia {
             return item
         }
         guard let item = found else { throw HTTPError.notFound() }
+        let app = context.app
+        if let variant = try PhotoVariants.response(context, photo: item.photo, media: app.media, fileName: "kith-\(item.id)") {
+            return variant
+        }
         // An address naming other content is an old one: those bytes are gone.
         let asked = context.request.query[versionField]
         if let asked, asked != version(item.sha256) { throw HTTPError.notFound() }

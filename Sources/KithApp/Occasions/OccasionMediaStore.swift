@@ -14,17 +14,20 @@ enum OccasionMediaStore {
         var kind: MediaKind
         var durationMs: Int?
         var position: Int
+        /// A photo's size and variants, once known.
+        var photo: PhotoVariants.Photo?
     }
 
     static let columns: SQL = """
-        m.id, m.gift_id, m.challenge_id, m.sha256, f.mime_type, f.kind, m.duration_ms, m.position
+        m.id, m.gift_id, m.challenge_id, m.sha256, f.mime_type, f.kind, m.duration_ms, m.position,
+        \(PhotoVariants.columns("m.sha256"))
         """
 
     static func item(_ row: Row) throws -> Item {
         Item(
             id: try row.get("id"), giftID: try row.get("gift_id"), challengeID: try row.get("challenge_id"), sha256: try row.get("sha256"),
             mimeType: try row.get("mime_type"), kind: MediaKind(rawValue: try row.get("kind")) ?? .photo,
-            durationMs: try row.get("duration_ms"), position: try row.get("position"))
+            durationMs: try row.get("duration_ms"), position: try row.get("position"), photo: try PhotoVariants.photo(row))
     }
 
     static func items(_ db: some Queryable, giftID: Int64) throws -> [Item] {

@@ -158,10 +158,12 @@ enum OccasionThanks {
 
     static func mediaViews(_ thanks: ThanksStore.Thanks, occasionID: Int64, celebrant: String) -> [MediaView] {
         guard let kind = thanks.mediaKind, let mimeType = thanks.mimeType else { return [] }
+        let url = media.path(occasionID, thanks.id)
         return [
             MediaView(
-                id: thanks.id, kind: kind == .photo ? .photo : .audio, url: media.path(occasionID, thanks.id), mimeType: mimeType,
-                durationMs: thanks.durationMs, label: kind == .photo ? "Photo from \(celebrant)" : "Thank-you voice note from \(celebrant)")
+                id: thanks.id, kind: kind == .photo ? .photo : .audio, url: url, mimeType: mimeType,
+                durationMs: thanks.durationMs, label: kind == .photo ? "Photo from \(celebrant)" : "Thank-you voice note from \(celebrant)",
+                picture: PhotoVariants.picture(thanks.photo, base: url, original: url, mimeType: mimeType))
         ]
     }
 
@@ -245,6 +247,9 @@ enum OccasionThanks {
             return thanks
         }
         guard let thanks = found, let sha256 = thanks.sha256, let mimeType = thanks.mimeType else { throw HTTPError.notFound() }
+        if let variant = try PhotoVariants.response(context, photo: thanks.photo, media: context.app.media, fileName: "kith-thanks-\(thanks.id)") {
+            return variant
+        }
         // A thank-you never changes and its id is never reused, so its URL
         // always means these bytes and the browser may keep them.
         var response = try Response.file(

@@ -39,6 +39,7 @@ enum OccasionsFeature {
         feature.dashboard?.start = DashboardSections.Start(
             title: "Occasions", empty: "No occasions yet", action: "Plan one", href: OccasionRoutes.newOccasion.path()
         ) { user, context in try context.app.database.read { try OccasionStore.occasions($0, userID: user.id) }.isEmpty }
+        feature.tasks.append(OccasionMedia.variantMaker(app).backgroundTask)
         feature.notifications = OccasionNews.kinds + OccasionThanks.newsKinds + ContributorTracker.notificationKinds
         // The hook keeps what it needs, not the app: the app holds the hook.
         let media = app.media

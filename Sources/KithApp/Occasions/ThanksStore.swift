@@ -15,10 +15,13 @@ enum ThanksStore {
         var mediaKind: MediaKind?
         var durationMs: Int?
         var at: Int64
+        /// A photo's size and variants, once known.
+        var photo: PhotoVariants.Photo?
     }
 
     static let columns: SQL = """
-        t.id, t.gift_id, t.author_id, t.body, t.sha256, f.mime_type, t.media_kind, t.duration_ms, t.at
+        t.id, t.gift_id, t.author_id, t.body, t.sha256, f.mime_type, t.media_kind, t.duration_ms, t.at,
+        \(PhotoVariants.columns("t.sha256"))
         """
 
     static func thanks(_ row: Row) throws -> Thanks {
@@ -26,7 +29,7 @@ enum ThanksStore {
             id: try row.get("id"), giftID: try row.get("gift_id"), authorID: try row.get("author_id"), body: try row.get("body"),
             sha256: try row.get("sha256"), mimeType: try row.get("mime_type"),
             mediaKind: (try row.get("media_kind") as String?).flatMap(MediaKind.init(rawValue:)), durationMs: try row.get("duration_ms"),
-            at: try row.get("at"))
+            at: try row.get("at"), photo: try PhotoVariants.photo(row))
     }
 
     static func thanks(_ db: some Queryable, occasionID: Int64, giftID: Int64) throws -> Thanks? {

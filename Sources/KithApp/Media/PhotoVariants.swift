@@ -1,0 +1,286 @@
+import CVips
+import Glibc
+import KithHTTP
+import KithMedia
+import KithStorage
+import KithTemplates
+import KithSync
+
+/// libvips, started once per process on first use.
+enum Vips {
+    static let started: Bool = kith_vips_start() == 0
+
+    /// A photo's size as shown (EXIF orientation applied), from its header;
+    /// nil when libvips cannot read the file.
+    static func orientedSize(ofFileAt path: String) -> (width: Int, height: Int)? {
+        guard started else { return nil }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard kith_vips_oriented_size(path, &width, &height) == 0, width > 0, height > 0 else {
+            vips_error_clear()
+            return nil
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// What libvips said went wrong, and forget it.
+    static func takeError() -> String {
+        defer { vips_error_clear() }
+        return String(cString: vips_error_buffer())
+    }
+}
+
+/// A photo at the sizes pages ask for: 480, 960 and 1600 pixels wide (never
+/// enlarged: a 700-pixel photo gets 480 and 700), each as WebP and as JPEG,
+/// turned the way its EXIF says, with no metadata at all. Made from the
+/// stored original by `PhotoVariants.Maker` in the background; the original
+/// is kept for downloads and the keepsake.
+enum PhotoVariants {
+    static let widths = [480, 960, 1600]
+
+    enum Format: String, Sendable, CaseIterable {
+        case webp, jpeg
+        var mimeType: String { "image/\(rawValue)" }
+    }
+
+    struct Variant: Sendable, Equatable {
+        var width: Int
+        var height: Int
+        var format: Format
+        var sha256: String
+    }
+
+    /// What pages know of a stored photo: its size as shown, and its variants once made.
+    struct Photo: Sendable, Equatable {
+        var width: Int
+        var height: Int
+        var variants: [Variant]
+    }
+
+    /// Columns that read a photo's size and variants beside a row naming its
+    /// file (`source`, such as `m.sha256`), in the same statement.
+    static func columns(_ source: SQL) -> SQL {
+        """
+        (SELECT p.width FROM media_photos p WHERE p.sha256 = \(source)) AS photo_width,
+        (SELECT p.height FROM media_photos p WHERE p.sha256 = \(source)) AS photo_height,
+        (SELECT group_concat(v.width || ' ' || v.height || ' ' || v.format || ' ' || v.sha256, ',')
+         FROM media_variants v WHERE v.source_sha256 = \(source)) AS photo_variants
+        """
+    }
+
+    static func photo(_ row: Row) throws -> Photo? {
+        guard let width: Int = try row.get("photo_width"), let height: Int = try row.get("photo_height") else { return nil }
+        let listed: String = try row.get("photo_variants") ?? ""
+        let variants = listed.split(separator: ",").compactMap { entry -> Variant? in
+            let fields = entry.split(separator: " ")
+            guard fields.count == 4, let width = Int(fields[0]), let height = Int(fields[1]), let format = Format(rawValue: String(fields[2]))
+            else { return nil }
+            return Variant(width: width, height: height, format: format, sha256: String(fields[3]))
+        }
+        return Photo(width: width, height: height, variants: variants.sorted { ($0.width, $0.format.rawValue) < ($1.width, $1.format.rawValue) })
+    }
+
+    // MARK: Addresses
+
+    static let widthField = "w"
+    static let formatField = "f"
+
+    /// A variant's address: the original's, asking for a width and a format,
+    /// versioned by the variant's own bytes.
+    static func url(_ variant: Variant, base: String) -> String {
+        "\(base)?\(widthField)=\(variant.width)&\(formatField)=\(variant.format.rawValue)&\(OccasionMedia.versionField)=\(OccasionMedia.version(variant.sha256))"
+    }
+
+    /// How a page shows a stored photo: the variants when made, else the
+    /// original (unless browsers cannot show it), always with its size.
+    static func picture(_ photo: Photo?, base: String, original: String, mimeType: String) -> MediaView.Picture? {
+        guard let photo else { return nil }
+        let sources = photo.variants.map {
+            MediaView.Picture.Source(url: url($0, base: base), width: $0.width, mimeType: $0.format.mimeType)
+        }
+        return MediaView.Picture(
+            width: photo.width, height: photo.height, sources: sources,
+            original: mimeType == KithMedia.MediaType.heic.mimeType ? nil : original)
+    }
+
+    /// Answers a request for a variant of a photo the caller has already
+    /// found the viewer may see; nil when the request asks for the original.
+    static func response(_ context: RequestContext, photo: Photo?, media: MediaStore, fileName: String) throws -> Response? {
+        let query = context.request.query
+        guard query[widthField] != nil || query[formatField] != nil else { return nil }
+        guard let width = query[widthField].flatMap({ Int($0) }), let format = query[formatField].flatMap(Format.init(rawValue:)),
+            let variant = photo?.variants.first(where: { $0.width == width && $0.format == format })
+        else { throw HTTPError.notFound() }
+        let asked = query[OccasionMedia.versionField]
+        if let asked, asked != OccasionMedia.version(variant.sha256) { throw HTTPError.notFound() }
+        // A versioned address always means the same bytes.
+        var response = try Response.file(
+            at: media.variantPath(for: variant.sha256), contentType: format.mimeType, request: context.request.head,
+            cacheControl: asked == nil ? "private, no-cache" : "private, max-age=31536000, immutable")
+        response.headers.set("Content-Security-Policy", "default-src 'none'; img-src 'self'; sandbox")
+        response.headers.set("Content-Disposition", "inline; filename=\"\(fileName)-\(width).\(format == .jpeg ? "jpg" : "webp")\"")
+        return response
+    }
+
+    // MARK: Making
+
+    struct Made {
+        var width: Int
+        var height: Int
+        var format: Format
+        var bytes: [UInt8]
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case vips(String, String)
+        var description: String {
+            switch self {
+            case .vips(let what, let message): "libvips \(what): \(message)"
+            }
+        }
+    }
+
+    static let quality: [Format: Int32] = [.webp: 75, .jpeg: 80]
+
+    /// The widths made for a photo `width` pixels wide.
+    static func widths(for width: Int) -> [Int] {
+        widths.filter { $0 < width } + (width < widths.last! ? [width] : [widths.last!])
+    }
+
+    /// Decodes the photo once (shrunk on load where the format allows) and
+    /// makes every variant from that.
+    static func make(fromFileAt path: String) throws -> [Made] {
+        guard Vips.started else { throw Failure.vips("start", Vips.takeError()) }
+        guard let largest = kith_vips_load_fitting(path, Int32(widths.last!)) else { throw Failure.vips("load", Vips.takeError()) }
+        defer { g_object_unref(largest) }
+        var made: [Made] = []
+        for width in widths(for: Int(vips_image_get_width(largest))).reversed() {
+            let image: UnsafeMutablePointer<VipsImage>
+            if width == Int(vips_image_get_width(largest)) {
+                image = largest
+                _ = g_object_ref(largest)
+            } else {
+                guard let shrunk = kith_vips_shrink(largest, Int32(width)) else { throw Failure.vips("resize", Vips.takeError()) }
+                image = shrunk
+            }
+            defer { g_object_unref(image) }
+            for format in Format.allCases {
+                var buffer: UnsafeMutableRawPointer?
+                var length = 0
+                let status =
+                    format == .webp
+                    ? kith_vips_save_webp(image, quality[format]!, &buffer, &length)
+                    : kith_vips_save_jpeg(image, quality[format]!, &buffer, &length)
+                guard status == 0, let buffer else { throw Failure.vips("save \(format)", Vips.takeError()) }
+                let encoded = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+                g_free(buffer)
+                // libvips 8.14's WebP saver writes an EXIF chunk even when
+                // told to strip; the uploads' stripper removes it.
+                let (bytes, _) = try MetadataStripper.strip(encoded, container: format == .webp ? .webp : .jpeg)
+                made.append(
+                    Made(width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)), format: format, bytes: bytes))
+            }
+        }
+        return made
+    }
+
+    // MARK: The background maker
+
+    /// The photos still to do, oldest first: new uploads, and photos stored
+    /// before variants existed (no row yet).
+    static func next(_ db: some Queryable) throws -> (sha256: String, mimeType: String)? {
+        try db.queryOne("""
+            SELECT f.sha256, f.mime_type FROM media_files f LEFT JOIN media_photos p ON p.sha256 = f.sha256
+            WHERE f.kind = 'photo' AND (p.state IS NULL OR p.state = 'pending')
+            ORDER BY f.created_at, f.sha256 LIMIT 1
+            """).map { (try $0.get("sha256"), try $0.get("mime_type")) }
+    }
+
+    /// Makes variants one photo at a time on a plain thread (libvips blocks
+    /// for whole seconds on a 12-megapixel photo; never Swift's cooperative
+    /// pool). Woken by `nudge` after an upload commits, and every few
+    /// minutes anyway. Stopping waits for the photo in hand; a half-made
+    /// photo stays pending and is made again at the next start.
+    final class Maker: Sendable {
+        private let database: Database
+        private let media: MediaStore
+        private let logger: Logger
+        private let clock: @Sendable () -> Int64
+        /// Told, inside the transaction that records them, which photo's
+        /// variants are ready, so the pages showing it can refetch.
+        private let ready: @Sendable (Transaction, String) throws -> Void
+        private let task = Lock<PeriodicTask?>(nil)
+
+        init(
+            database: Database, media: MediaStore, logger: Logger, clock: @escaping @Sendable () -> Int64,
+            ready: @escaping @Sendable (Transaction, String) throws -> Void
+        ) {
+            self.database = database
+            self.media = media
+            self.logger = logger
+            self.clock = clock
+            self.ready = ready
+        }
+
+        var backgroundTask: BackgroundTask {
+            let periodic = PeriodicTask("photo-variants", every: 300) { [self] in
+                while makeNext() {}
+            }
+            task.withLock { $0 = periodic }
+            return periodic.backgroundTask
+        }
+
+        func nudge() { task.withLock { $0 }?.wake() }
+
+        /// Makes one photo's variants; false when there was none to make.
+        func makeNext() -> Bool {
+            do {
+                guard let job = try database.read({ try PhotoVariants.next($0) }) else { return false }
+                try make(job.sha256, mimeType: job.mimeType)
+                return true
+            } catch {
+                logger.log(["level": "error", "msg": "photo variants failed", "cause": String(describing: error)])
+                return false
+            }
+        }
+
+        private func make(_ sha256: String, mimeType: String) throws {
+            let path = media.path(for: sha256)
+            let shown = Vips.orientedSize(ofFileAt: path)
+            // An animated GIF would lose its motion, so it is shown as it is.
+            var made: [Made] = []
+            var failure: String?
+            if mimeType != "image/gif", shown != nil {
+                do { made = try PhotoVariants.make(fromFileAt: path) } catch { failure = String(describing: error) }
+            } else if shown == nil {
+                failure = "libvips cannot read it: \(Vips.takeError())"
+            }
+            let stored = try made.map { ($0, try media.storeMade($0.bytes)) }
+            let now = clock()
+            try database.write { tx in
+                // Removed while it was being made: its variants go too.
+                guard try tx.queryOne("SELECT 1 FROM media_files WHERE sha256 = \(sha256)") != nil else {
+                    try media.unlinkVariantsAfterCommit(tx, stored.map(\.1.sha256))
+                    return
+                }
+                for (variant, file) in stored {
+                    try tx.execute("""
+                        INSERT OR REPLACE INTO media_variants (source_sha256, width, height, format, sha256, byte_count)
+                        VALUES (\(sha256), \(variant.width), \(variant.height), \(variant.format.rawValue), \(file.sha256), \(file.byteCount))
+                        """)
+                }
+                let state = failure == nil ? "ready" : "failed"
+                try tx.execute("""
+                    INSERT INTO media_photos (sha256, width, height, state, updated_at)
+                    VALUES (\(sha256), \(shown?.width), \(shown?.height), \(state), \(now))
+                    ON CONFLICT (sha256) DO UPDATE SET width = excluded.width, height = excluded.height,
+                        state = excluded.state, updated_at = excluded.updated_at
+                    """)
+                if !stored.isEmpty { try ready(tx, sha256) }
+            }
+            if let failure {
+                logger.log(["level": "warn", "msg": "photo shown without variants", "sha256": sha256, "cause": failure])
+            }
+        }
+    }
+}
