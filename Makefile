@@ -92,6 +92,7 @@ bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
+	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
 
 # Only the figures under attack: memory under an upload flood, a signed-in
 # page's latency under a sign-up flood, connections one address can hold.

@@ -43,6 +43,12 @@ public final class Database: Sendable {
     private let writingThread = Atomic<UInt>(0)
     private let readers: ReaderPool
     private let isClosed = Atomic<Bool>(false)
+    private let counter = StatementCounter()
+
+    /// Statements run so far on every connection, transaction control
+    /// included. Tests compare it around a request: a page that queries
+    /// inside a loop runs more statements as its rows grow.
+    public var statementsRun: Int { counter.value }
 
     public init(path: String, configuration: Configuration = Configuration()) throws {
         precondition(configuration.readerCount >= 1, "a Database needs at least one reader")
@@ -72,6 +78,7 @@ public final class Database: Sendable {
         }
         self.writer = Lock(writer)
         self.readers = ReaderPool(connections: readers)
+        for connection in readers + [writer] { connection.statementCounter = counter }
     }
 
     deinit {

@@ -9,7 +9,7 @@ public enum Styleguide {
         // The occasion visuals' stylesheet; their script stays off this page,
         // which shows them as they are without it.
         var context = context
-        context.stylesheets.append("css/timeline.css")
+        context.stylesheets += ["css/styleguide.css", "css/timeline.css"]
         let occasions = OccasionVisualsDemo.render(assetURL: context.assetURL)
         return Layout.page(
             title: "Styleguide", context: context,
