@@ -73,6 +73,16 @@ class Browser:
     def get(self, path):
         return self.request("GET", path)
 
+    def quick_post(self, path, fields, csrf):
+        """Posts with a known CSRF token and a fresh once token, read from
+        the lightest page that carries one (tokens are the person's, not
+        the form's), so seeding does not render a growing page each time."""
+        _, _, page = self.get("/tallies/new")
+        fields = dict(fields, _csrf=csrf, _once=re.search(rb'name="_once" value="([^"]+)"', page).group(1).decode())
+        status, _, body = self.request("POST", path, fields)
+        if status >= 400:
+            raise RuntimeError(f"POST {path} answered {status}: {body[:300]!r}")
+
     def post(self, path, fields, form_page):
         """Posts as a browser posts the form on `form_page`: its CSRF and once tokens."""
         _, _, page = self.get(form_page)
@@ -96,8 +106,8 @@ def sign_up(port, username):
     return browser
 
 
-def start(data):
-    proc = subprocess.Popen([KITH, "serve", "--dev", "--quiet", "--port", "0", "--data", data],
+def start(kith, data):
+    proc = subprocess.Popen([kith, "serve", "--dev", "--quiet", "--port", "0", "--data", data],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.time() + 30
     banner = ""
@@ -148,10 +158,7 @@ def seed_occasion(port, host, entries):
     _, _, page = host.get(base + "/host")
     csrf = re.search(rb'name="_csrf" value="([^"]+)"', page).group(1).decode()
     for index in range(entries):
-        status, _, body = host.request("POST", base + "/host/points",
-                                       {"delta": str(index % 5 + 1), "reason": f"Round {index}", "_csrf": csrf})
-        if status >= 400:
-            raise RuntimeError(f"adjusting points answered {status}: {body[:200]!r}")
+        host.quick_post(base + "/host/points", {"delta": str(index % 5 + 1), "reason": f"Round {index}"}, csrf)
     return base + "/timeline"
 
 
@@ -159,10 +166,7 @@ def seed_tallies(port, person, count):
     _, _, page = person.get("/tallies/new")
     csrf = re.search(rb'name="_csrf" value="([^"]+)"', page).group(1).decode()
     for index in range(count):
-        status, _, body = person.request("POST", "/tallies", {"name": f"Tally {index}", "count": str(index), "schedule": "off",
-                                                            "_csrf": csrf})
-        if status >= 400:
-            raise RuntimeError(f"creating a tally answered {status}: {body[:200]!r}")
+        person.quick_post("/tallies", {"name": f"Tally {index}", "count": str(index), "schedule": "off"}, csrf)
     return "/"
 
 
@@ -180,21 +184,20 @@ def seed_game(port, players, spots_each, prefix):
         _, _, page = person.get(f"/games/{game}")
         csrf = re.search(rb'name="_csrf" value="([^"]+)"', page).group(1).decode()
         for state in US_STATES[:spots_each]:
-            status, _, body = person.request("POST", f"/games/{game}/spots", {"state": state, "from": "board", "_csrf": csrf})
-            if status >= 400:
-                raise RuntimeError(f"spotting answered {status}: {body[:200]!r}")
+            person.quick_post(f"/games/{game}/spots", {"state": state, "from": "board"}, csrf)
     return people[0], f"/games/{game}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=200, help="renders per page and case")
+    parser.add_argument("--kith", default=KITH, help="the server to run (the release build unless told)")
     args = parser.parse_args()
-    if not os.path.exists(KITH):
-        sys.exit(f"{KITH} is missing: build it with `swift build -c release --static-swift-stdlib`")
+    if not os.path.exists(args.kith):
+        sys.exit(f"{args.kith} is missing: build it with `swift build -c release --static-swift-stdlib`")
 
     with tempfile.TemporaryDirectory() as data:
-        proc, port = start(data)
+        proc, port = start(args.kith, data)
         try:
             began = time.time()
             host = sign_up(port, "hana")
@@ -209,20 +212,21 @@ def main():
             seeded = time.time() - began
 
             cases = [
-                ("occasion timeline", "entries", 5, 500, (host, small_timeline), (host, large_timeline)),
-                ("dashboard", "tallies", 3, 300, (few, "/"), (many, "/")),
-                ("plate game board", "spots", 10, 600, (small_owner, small_game), (large_owner, large_game)),
+                ("occasion timeline", "entry", 5, 500, (host, small_timeline), (host, large_timeline)),
+                ("dashboard", "tally", 3, 300, (few, "/"), (many, "/")),
+                ("plate game board", "spot", 10, 600, (small_owner, small_game), (large_owner, large_game)),
             ]
             rows = [("seeding (sign-ups, posts)", f"{seeded:.1f} s", "< 60 s", seeded < 60)]
+            plural = {"entry": "entries", "tally": "tallies", "spot": "spots"}
             for name, unit, small_rows, large_rows, small, large in cases:
                 small_ms, small_cpu, small_statements = measure(proc, small[0], small[1], args.requests)
                 large_ms, large_cpu, large_statements = measure(proc, large[0], large[1], args.requests)
                 per_row = (large_cpu - small_cpu) / (large_rows - small_rows)
                 rows += [
-                    (f"{name}, {small_rows} {unit}: median", f"{small_ms:.2f} ms", "", None),
-                    (f"{name}, {large_rows} {unit}: median", f"{large_ms:.2f} ms", "", None),
+                    (f"{name}, {small_rows} {plural[unit]}: median", f"{small_ms:.2f} ms", "", None),
+                    (f"{name}, {large_rows} {plural[unit]}: median", f"{large_ms:.2f} ms", "", None),
                     (f"{name}: server CPU, small / grown", f"{small_cpu:.0f} / {large_cpu:.0f} µs", "", None),
-                    (f"{name}: CPU per extra {unit[:-1] if unit.endswith('s') else unit}", f"{per_row:.1f} µs/row", "", None),
+                    (f"{name}: CPU per extra {unit}", f"{per_row:.1f} µs/row", "", None),
                     (f"{name}: statements, small / grown", f"{small_statements} / {large_statements}", "constant",
                      small_statements == large_statements),
                 ]

@@ -29,12 +29,15 @@ struct PageWeightTests {
     /// Fetches and weighs pages for one visitor; assets are weighed once.
     final class Scale {
         let session: WebSession
+        /// Whether a response over 1 KB sent plain is a problem.
+        let requireCompression: Bool
         private var cache: [String: Int] = [:]
         private(set) var problems: [String] = []
         private let scratch: TemporaryDirectory
 
-        init(_ session: WebSession) throws {
+        init(_ session: WebSession, requireCompression: Bool = PageWeightTests.engineCompresses) throws {
             self.session = session
+            self.requireCompression = requireCompression
             scratch = try TemporaryDirectory("kith-weight")
         }
 
@@ -44,8 +47,12 @@ struct PageWeightTests {
                 problems.append("\(path) answered \(page.status)")
                 return Weight()
             }
-            var weight = Weight(html: try wire(page, path))
-            let html = page.text
+            return try weigh(html: page.text, of: path, htmlBytes: try wire(page, path))
+        }
+
+        /// Everything `html` (the page at `path`) makes a first visit fetch.
+        func weigh(html: String, of path: String, htmlBytes: Int) throws -> Weight {
+            var weight = Weight(html: htmlBytes)
             // The map's outline sprite is a picture, outside the budget, but
             // it must be there.
             let sprites = Set(PageWeightTests.links(in: html, tag: "use", rel: nil, attribute: "href").map { String($0.prefix { $0 != "#" }) })
@@ -84,7 +91,7 @@ struct PageWeightTests {
         /// Bytes sent for the body: as sent when compressed, else the estimate.
         private func wire(_ response: TestResponse, _ url: String) throws -> Int {
             if let encoding = response.header("Content-Encoding"), encoding != "identity" { return response.body.count }
-            if PageWeightTests.engineCompresses, response.body.count > 1024 {
+            if requireCompression, response.body.count > 1024 {
                 problems.append("\(url) was sent uncompressed (\(response.body.count) bytes) to a browser that accepts br and gzip")
             }
             return try PageWeightTests.gzipped(response.body, in: scratch)
@@ -249,7 +256,14 @@ struct PageWeightTests {
         let html = #"<link rel="stylesheet" href="/static/css/gone.css"><script type="module" src="/static/js/app.js"></script>"#
         #expect(Self.links(in: html, tag: "link", rel: "stylesheet", attribute: "href") == ["/static/css/gone.css"])
         #expect(Self.links(in: html, tag: "script", rel: nil, attribute: "src") == ["/static/js/app.js"])
-        #expect(try WebSession(port: app.port).get("/static/css/gone.css").status == 404)
+        let weight = try scale.weigh(html: html, of: "/broken", htmlBytes: 0)
+        #expect(scale.problems == ["/broken links /static/css/gone.css, which answered 404"])
+        #expect(weight.js > 1000, "app.js and the modules it imports are weighed")
+        // Demanding compression: the plain stylesheet is named until the
+        // engine compresses, and passes once it does.
+        let strict = try Scale(WebSession(port: app.port), requireCompression: true)
+        _ = try strict.weigh("/signin")
+        #expect(strict.problems.contains { $0.contains("/css/app.") && $0.contains("sent uncompressed") } == !Self.engineCompresses)
         let source = "import * as queue from \"./queue.js\";\nconst m = import(\"./motion.js\");\nimport { a } from '../x/y.js';\n"
         #expect(Self.imports(in: source) == ["./queue.js", "./motion.js", "../x/y.js"])
         #expect(Self.resolve("./motion.js", against: "/static/js/app.1a2b.js") == "/static/js/motion.js")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Every instant as text, in one place so that a time reads the same on
 /// every page: how long ago, in UTC, in a person's own time zone, or as a
@@ -33,12 +34,31 @@ enum TimeText {
 
     /// "Sat 14 Nov, 18:05" in `zone` ("Sat 14 Nov 2026, 18:05" with the
     /// year), and the instant for `<time datetime>`.
+    /// Written out by hand from the zone's offset at that instant: a
+    /// DateFormatter made per call cost a timeline of 500 entries tens of
+    /// milliseconds, and one shared between threads is not safe on Linux.
+    /// `LocalTimeTests` holds it to DateFormatter's en_US_POSIX output.
     static func local(_ instant: Int64, zone: String, withYear: Bool = false) -> (human: String, machine: String) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        formatter.dateFormat = withYear ? "EEE d MMM yyyy, HH:mm" : "EEE d MMM, HH:mm"
-        return (formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant))), utc(instant, machine: true))
+        let offset = Int64(timeZone(zone).secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+        var seconds = time_t(instant + offset)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return ("", utc(instant, machine: true)) }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        let year = withYear ? " \(parts.tm_year + 1900)" : ""
+        let human = "\(weekdays[Int(parts.tm_wday)]) \(parts.tm_mday) \(months[Int(parts.tm_mon)])\(year), \(two(parts.tm_hour)):\(two(parts.tm_min))"
+        return (human, utc(instant, machine: true))
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let zones = Mutex<[String: TimeZone]>([:])
+
+    /// The zone named, or UTC for a name it does not know; looked up once.
+    static func timeZone(_ name: String) -> TimeZone {
+        if let known = zones.withLock({ $0[name] }) { return known }
+        let zone = TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!
+        zones.withLock { $0[name] = zone }
+        return zone
     }
 
     /// "Saturday 14 November 2026" for a calendar date the host typed
