@@ -14,9 +14,18 @@ struct StatementCountTests {
     /// session's hourly refresh or a background task may add to one of them.
     static func statements(_ app: AppHarness, _ session: WebSession, _ path: String) throws -> Int {
         var fewest = Int.max
+        var dropped = 0
         for _ in 0..<3 {
             let before = app.app.database.statementsRun
-            let response = try session.get(path)
+            let response: TestResponse
+            do {
+                response = try session.get(path)
+            } catch let error as TestError where error.description.contains("connection closed") && dropped < 2 {
+                // A connection the loaded machine dropped is not a render; a
+                // GET may be asked again, and the fewest count still holds.
+                dropped += 1
+                continue
+            }
             #expect(response.status == 200, "\(path) answered \(response.status)")
             fewest = min(fewest, app.app.database.statementsRun - before)
         }
