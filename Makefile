@@ -97,6 +97,7 @@ bench: release bench-deps
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)
+	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
 
 # Only the figures under attack: memory under an upload flood, a signed-in
 # page's latency under a sign-up flood, connections one address can hold.

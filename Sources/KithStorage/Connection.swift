@@ -25,6 +25,8 @@ public final class Connection: @unchecked Sendable {
     private let owner = Atomic<UInt>(0)
     /// Statements compiled so far, cached or not; lets tests prove cache reuse.
     private(set) var preparedStatementCount = 0
+    /// The database's tally of statements run, shared by all its connections.
+    var statementCounter: StatementCounter?
 
     private init(handle: OpaquePointer, cacheCapacity: Int) {
         self.handle = handle
@@ -170,6 +172,7 @@ public final class Connection: @unchecked Sendable {
             statement = try prepare(sql.text, persistent: false)
         }
         statement.isInUse = true
+        statementCounter?.increment()
         do {
             try statement.bind(sql.arguments)
         } catch {

@@ -43,10 +43,18 @@ public final class Database: Sendable {
     private let writingThread = Atomic<UInt>(0)
     private let readers: ReaderPool
     private let isClosed = Atomic<Bool>(false)
+    private let counter: StatementCounter
+
+    /// Statements run so far on every connection, transaction control
+    /// included. Tests compare it around a request: a page that queries
+    /// inside a loop runs more statements as its rows grow.
+    public var statementsRun: Int { counter.value }
 
     public init(path: String, configuration: Configuration = Configuration()) throws {
         precondition(configuration.readerCount >= 1, "a Database needs at least one reader")
         self.path = path
+        let counter = StatementCounter()
+        self.counter = counter
         // The writer first: it creates the file and switches it to WAL, which a
         // read-only connection cannot do.
         let writer = try Connection.open(
@@ -65,8 +73,12 @@ public final class Database: Sendable {
             throw error
         }
         self.writer = Lock(writer)
+        writer.statementCounter = counter
+        first.statementCounter = counter
         self.readers = ReaderPool(capacity: configuration.readerCount, first: first) { () throws(DatabaseError) in
-            try Self.openReader(path: path, configuration: configuration)
+            let reader = try Self.openReader(path: path, configuration: configuration)
+            reader.statementCounter = counter
+            return reader
         }
     }
 

@@ -6,10 +6,10 @@ public enum Styleguide {
     /// `live` is a demonstration of live updates the app supplies (a fragment
     /// that refreshes itself when anyone presses its button).
     public static func render(context: PageContext, live: HTML = HTML()) -> HTML {
-        // The occasion visuals' stylesheet; their script stays off this page,
-        // which shows them as they are without it.
+        // Its own sheet and those of the feature visuals it shows; their
+        // scripts stay off this page, which shows them as they are without.
         var context = context
-        context.stylesheets.append("css/timeline.css")
+        context.stylesheets += ["css/styleguide.css", "css/occasions.css", "css/timeline.css", "css/plates.css"]
         let occasions = OccasionVisualsDemo.render(assetURL: context.assetURL)
         return Layout.page(
             title: "Styleguide", context: context,

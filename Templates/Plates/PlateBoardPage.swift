@@ -121,6 +121,9 @@ public enum PlateBoardPage {
         public var trip: PlateTripControls?
         /// The "still missing" view, when the viewer asked for it.
         public var missing: PlateMissing = PlateMissing()
+        /// Maps a file in `Public/` to its URL, for the maps' outline sprite;
+        /// nil draws the outlines inline.
+        public var assetURL: (@Sendable (String) -> String)?
 
         public init(
             name: String, mode: String, isHost: Bool, target: Int, progress: Int, statuses: [String: USMap.Status], playable: Set<String>,
@@ -176,8 +179,8 @@ public enum PlateBoardPage {
         // An ended trip's board is to look at: no state is a control any more.
         let options =
             model.isEnded
-            ? USMap.Options(label: label, playable: model.playable)
-            : USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" })
+            ? USMap.Options(label: label, playable: model.playable, assetURL: model.assetURL)
+            : USMap.Options(label: label, playable: model.playable, link: { states[$0] ?? "" }, assetURL: model.assetURL)
         let map = USMap.render(statuses: model.statuses, options: options)
         let progressLabel = model.isCompetitive ? "Your board" : "Together"
         return """
@@ -248,7 +251,7 @@ public enum PlateBoardPage {
         let boards = model.otherBoards.map { board -> HTML in
             let map = USMap.render(
                 statuses: board.statuses,
-                options: USMap.Options(label: "\(board.player.name)'s board", playable: model.playable))
+                options: USMap.Options(label: "\(board.player.name)'s board", playable: model.playable, assetURL: model.assetURL))
             return """
                 <figure class="plate-mini">
                 \(map)

@@ -76,6 +76,10 @@ public struct MapAtlas: Sendable {
     /// when the map is drawn `phoneWidth` px wide: they get a plate chip
     /// under the map on a phone.
     public let smallOnPhone: Set<String>
+    /// The atlas's outlines as one SVG file in `Public/` (`USMap.sprite`),
+    /// which a browser's map draws by reference: fetched once and cached,
+    /// instead of every page and every live refresh carrying them inline.
+    public let sprite: String
     private let byCode: [String: USMapShape]
 
     /// The narrowest the map is drawn on a phone (a 360 px screen, less margins).
@@ -83,8 +87,9 @@ public struct MapAtlas: Sendable {
     /// The smallest target a finger should get, in CSS px.
     public static let minimumTarget = 24.0
 
-    init(shapes: [USMapShape], dataBox: USMapBox, callouts: [String], calloutX: Int, calloutTop: Int) {
+    init(shapes: [USMapShape], dataBox: USMapBox, callouts: [String], calloutX: Int, calloutTop: Int, sprite: String) {
         self.shapes = shapes
+        self.sprite = sprite
         self.dataBox = dataBox
         self.callouts = callouts
         self.calloutX = calloutX
@@ -101,13 +106,16 @@ public struct MapAtlas: Sendable {
     /// The 50 states and DC.
     public static let unitedStates = MapAtlas(
         shapes: USMapData.shapes, dataBox: USMapData.viewBox, callouts: ["VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"],
-        calloutX: 712, calloutTop: 84)
+        calloutX: 712, calloutTop: 84, sprite: "maps/us.svg")
 
     /// The states, DC, and Canada's provinces and territories; the callout
     /// column stands in the Atlantic off the Carolinas.
     public static let northAmerica = MapAtlas(
         shapes: NorthAmericaMapData.shapes, dataBox: NorthAmericaMapData.viewBox,
-        callouts: ["CA-PE", "VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"], calloutX: 220, calloutTop: -40)
+        callouts: ["CA-PE", "VT", "NH", "MA", "RI", "CT", "NJ", "DE", "MD", "DC"], calloutX: 220, calloutTop: -40,
+        sprite: "maps/north-america.svg")
+
+    public static let all = [unitedStates, northAmerica]
 
     /// The map that draws these regions: the US map while every region is
     /// a US one, North America as soon as one is not.
@@ -193,12 +201,21 @@ public enum USMap {
         /// playable map: its controls carry ids (`usmap-RI`), so focus
         /// survives the board being swapped in after a spot.
         public var link: (@Sendable (String) -> String)?
+        /// Where the browser finds `atlas.sprite`: each region's outline is
+        /// then a `<use>` of it. Nil draws the outlines inline, for a
+        /// renderer that fetches nothing (the share picture).
+        public var spriteURL: String?
 
-        public init(label: String, playable: Set<String>, link: (@Sendable (String) -> String)? = nil) {
+        /// `assetURL` maps the atlas's sprite to its URL.
+        public init(
+            label: String, playable: Set<String>, link: (@Sendable (String) -> String)? = nil,
+            assetURL: ((String) -> String)? = nil
+        ) {
             self.label = label
             self.playable = playable
             self.link = link
             atlas = MapAtlas.covering(playable)
+            spriteURL = assetURL?(atlas.sprite)
         }
     }
 
@@ -235,16 +252,35 @@ public enum USMap {
 
     static func state(_ shape: USMapShape, status: Status, options: Options) -> HTML {
         guard options.playable.contains(shape.code) else {
-            return "<path class=\"usmap__state usmap__state--inert\"\(attribute: "d", shape.path) aria-hidden=\"true\"/>"
+            return outline(shape, class: "usmap__state usmap__state--inert", options, hidden: true)
         }
         let classes = "usmap__state usmap__state--\(status.modifier)"
-        let outline: HTML = "<path class=\"usmap__shape\"\(attribute: "d", shape.path)/>"
+        let outline = outline(shape, class: "usmap__shape", options, hidden: false)
         let callout = self.callout(for: shape, in: options.atlas)
         guard let link = options.link else {
             return "<g\(attribute: "class", classes)>\(outline)\(callout)</g>"
         }
         return
             "<a\(attribute: "id", "usmap-" + shape.code)\(attribute: "class", classes)\(attribute: "href", link(shape.code))\(attribute: "aria-label", "\(shape.name), \(status.spoken)")\(attribute: "data-state", shape.code)\(attribute: "data-name", shape.name)>\(outline)\(callout)</a>"
+    }
+
+    /// A region's outline: a reference into the sprite when there is one.
+    /// Fills and strokes set on the `<use>` reach the path it draws by
+    /// inheritance, so the stylesheet's rules work on either.
+    static func outline(_ shape: USMapShape, class name: String, _ options: Options, hidden: Bool) -> HTML {
+        let hiding: HTML = hidden ? " aria-hidden=\"true\"" : ""
+        guard let sprite = options.spriteURL else {
+            return "<path\(attribute: "class", name)\(attribute: "d", shape.path)\(hiding)/>"
+        }
+        return "<use\(attribute: "class", name)\(attribute: "href", sprite + "#" + shape.code)\(hiding)/>"
+    }
+
+    /// The outlines of every region of `atlas`, each a path whose id is its
+    /// code, with no fill or stroke of its own: the file behind
+    /// `atlas.sprite`. A test keeps the file in `Public/` equal to this.
+    public static func sprite(_ atlas: MapAtlas) -> String {
+        let paths = atlas.shapes.map { "<path id=\"\($0.code)\" d=\"\($0.path)\"/>" }.joined(separator: "\n")
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\">\n\(paths)\n</svg>\n"
     }
 
     /// Plate chips for the playable regions too small to tap on a phone,

@@ -390,9 +390,9 @@ struct StylesheetTests {
         }
     }
 
-    @Test("every swatch the styleguide shows has its class in the stylesheet")
+    @Test("every swatch the styleguide shows has its class in the styleguide's stylesheet")
     func swatchClasses() throws {
-        let css = try Self.read("css/app.css")
+        let css = try Self.read("css/styleguide.css")
         let tokens = (Styleguide.brandSwatches + Styleguide.surfaceSwatches).map(\.token) + Styleguide.textSwatches.map(\.token)
         for token in tokens { #expect(css.contains(".sg-swatch--\(token) {"), "--\(token)") }
     }

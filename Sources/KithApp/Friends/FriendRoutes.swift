@@ -9,10 +9,6 @@ enum FriendRoutes {
     static let add = Route(.post, "/friends")
     static let remove = Route(.post, "/friends/:user/remove")
 
-    /// The friend list and its avatar rings share the tallies' styles: the
-    /// same faces, drawn the same way.
-    static let stylesheets = ["css/tallies.css"]
-
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(index) { context in
             let user = try context.requireUser()
@@ -79,7 +75,6 @@ enum FriendRoutes {
         var form = form
         form.onceToken = context.onceToken()
         var frame = context.pageContext()
-        frame.stylesheets = stylesheets
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(
             FriendPages.friends(

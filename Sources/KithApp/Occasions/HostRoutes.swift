@@ -100,19 +100,26 @@ enum HostRoutes {
                         rotateAction: rotate.path(scope.id, kind),
                         rotateConfirmation: InviteCodes.rotateConfirmation("a new \(title.lowercased())", code: code))
                 }
-            let gifts = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state != .draft }.map { gift in
+            // Every list the rows need, read once: a query per gift or per
+            // member would make a busy occasion's panel slower with each.
+            let allGifts = try OccasionStore.gifts(db, occasionID: scope.id)
+            let media = Dictionary(grouping: try OccasionMediaStore.items(db, occasionID: scope.id), by: \.giftID)
+            let challenges = try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge)
+            let dares = try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare)
+            let gifts = allGifts.filter { $0.state != .draft }.map { gift in
+                let items = media[gift.id] ?? []
                 let giver = FormerMember.name(names[gift.authorID], startsSentence: true)
                 var row = HostPanel.GiftRow(
                     id: gift.id, giverName: giver, kindLabel: gift.kind.label,
                     stateLabel: gift.state == .submitted ? "Waiting for a price" : gift.state == .onOffer ? "On offer" : "Unlocked",
                     content: OccasionPages.giftContent(
-                        gift, items: try OccasionMediaStore.items(db, giftID: gift.id), giver: giver, occasionID: scope.id, csrf: nil),
+                        gift, items: items, giver: giver, occasionID: scope.id, csrf: nil),
                     cost: gift.cost.map(String.init) ?? "", position: String(gift.position),
                     priceAction: gift.state == .unlocked ? nil : price.path(scope.id, gift.id),
                     unlockAction: gift.state == .onOffer && scope.occasion.isOpen ? forceUnlock.path(scope.id, gift.id) : nil,
                     deleteAction: deleteGift.path(scope.id, gift.id))
                 // Paid for with the celebrant's points: it stays, so no button.
-                row.deleteConfirmation = gift.state == .unlocked ? nil : try deleteGiftConfirmation(db, gift: gift, giver: giver)
+                row.deleteConfirmation = gift.state == .unlocked ? nil : deleteGiftConfirmation(gift: gift, giver: giver, files: items.count)
                 if let sent = forms.price, sent.giftID == gift.id {
                     row.cost = sent.state.values["cost"] ?? row.cost
                     row.position = sent.state.values["position"] ?? row.position
@@ -146,14 +153,13 @@ enum HostRoutes {
             }
             var people = OccasionPages.persons(members, scope: scope, app: app, zone: zone)
             for (index, member) in members.enumerated() where people[index].removeAction != nil {
-                people[index].removeConfirmation = try removeConfirmation(db, scope: scope, member: member)
+                people[index].removeConfirmation = removeConfirmation(scope: scope, member: member, gifts: allGifts, challenges: challenges, dares: dares)
             }
             var model = HostPanel.Model(
                 celebrantJoined: members.contains { $0.role == .celebrant }, invites: invites,
                 challengePoints: economy.challengePoints, darePoints: economy.darePoints, giftCosts: economy.giftCosts,
                 unpricedGifts: economy.unpricedGifts, gifts: gifts,
-                challenges: try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge).map(row),
-                dares: try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).map(row),
+                challenges: challenges.map(row), dares: dares.map(row),
                 dareMin: scope.occasion.dareMinPoints, dareMax: scope.occasion.dareMaxPoints, adjustments: adjustments, reports: reports,
                 people: people,
                 successors: members.filter { $0.role == .contributor }.map { (String($0.userID), $0.displayName) },
@@ -163,7 +169,7 @@ enum HostRoutes {
                     addChallenge: addChallenge.path(scope.id), dareBounds: dareBounds.path(scope.id), adjust: adjust.path(scope.id),
                     handOver: handOver.path(scope.id), finale: finale.path(scope.id), close: close.path(scope.id),
                     reopen: reopen.path(scope.id)))
-            model.finaleConfirmation = try finaleConfirmation(db, scope: scope)
+            model.finaleConfirmation = finaleConfirmation(gifts: allGifts)
             model.closeConfirmation = closeConfirmation(scope)
             model.bigDay = HostBigDay.render(
                 try ContributorTracker.hostSection(db, scope: scope, app: app, zone: zone, form: forms.reveal), csrf: context.csrfToken)
@@ -497,25 +503,35 @@ enum HostRoutes {
     /// What removing a member does: they lose the occasion, and what they
     /// made stays (gifts and dares belong to the occasion's story).
     static func removeConfirmation(_ db: some Queryable, scope: OccasionScope, member: OccasionMember) throws -> Confirmation {
+        removeConfirmation(
+            scope: scope, member: member, gifts: try OccasionStore.gifts(db, occasionID: scope.id),
+            challenges: try OccasionStore.challenges(db, occasionID: scope.id, kind: .challenge),
+            dares: try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare))
+    }
+
+    static func removeConfirmation(
+        scope: OccasionScope, member: OccasionMember, gifts: [Gift], challenges: [Challenge], dares: [Challenge]
+    ) -> Confirmation {
         let question = "Remove \(member.displayName)?"
         let button = "Remove \(member.displayName)"
         if member.role == .celebrant {
-            let done = try [Challenge.Kind.challenge, .dare].reduce(0) { total, kind in
-                total + (try OccasionStore.challenges(db, occasionID: scope.id, kind: kind).filter(\.isCompleted).count)
-            }
+            let done = (challenges + dares).filter(\.isCompleted).count
             let kept = done == 0 ? "they haven't completed a challenge yet" : "the \(plural(done, "challenge")) they completed \(done == 1 ? "stays" : "stay") on the timeline"
             return Confirmation(
                 question, "They are the one \(scope.occasion.name) celebrates: they lose access to it, and \(kept).", button: button)
         }
-        let gift = try OccasionStore.gifts(db, occasionID: scope.id).contains { $0.authorID == member.userID && $0.state != .draft }
-        let dare = try OccasionStore.challenges(db, occasionID: scope.id, kind: .dare).contains { $0.authorID == member.userID }
+        let gift = gifts.contains { $0.authorID == member.userID && $0.state != .draft }
+        let dare = dares.contains { $0.authorID == member.userID }
         let kept = [gift ? "their gift" : nil, dare ? "their dare" : nil].compactMap { $0 }
         let rest = kept.isEmpty ? "they haven't sent a gift or written a dare" : "\(kept.joined(separator: " and ")) \(kept.count == 1 ? "stays" : "stay")"
         return Confirmation(question, "They lose access to \(scope.occasion.name); \(rest).", button: button)
     }
 
     static func deleteGiftConfirmation(_ db: some Queryable, gift: Gift, giver: String) throws -> Confirmation {
-        let files = try OccasionMediaStore.items(db, giftID: gift.id).count
+        deleteGiftConfirmation(gift: gift, giver: giver, files: try OccasionMediaStore.items(db, giftID: gift.id).count)
+    }
+
+    static func deleteGiftConfirmation(gift: Gift, giver: String, files: Int) -> Confirmation {
         let what = gift.kind == .photos ? "photo gift" : gift.kind.label.lowercased()
         let consequence = "\(giver)'s \(what) goes for good\(files == 0 ? "" : ", with its \(plural(files, "file"))")."
         return Confirmation("Delete \(giver)'s gift?", consequence, button: "Delete gift")
@@ -528,7 +544,11 @@ enum HostRoutes {
     }
 
     static func finaleConfirmation(_ db: some Queryable, scope: OccasionScope) throws -> Confirmation {
-        let locked = try OccasionStore.gifts(db, occasionID: scope.id).filter { $0.state == .submitted || $0.state == .onOffer }.count
+        finaleConfirmation(gifts: try OccasionStore.gifts(db, occasionID: scope.id))
+    }
+
+    static func finaleConfirmation(gifts: [Gift]) -> Confirmation {
+        let locked = gifts.filter { $0.state == .submitted || $0.state == .onOffer }.count
         return Confirmation(
             "Call the finale now?",
             "It happens once and can't be taken back: the badge opens for everyone\(locked == 0 ? "" : ", with \(plural(locked, "gift")) still locked").",

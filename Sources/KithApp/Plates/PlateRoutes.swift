@@ -233,6 +233,8 @@ enum PlateRoutes {
                 states: Dictionary(uniqueKeysWithValues: data.regions.map { ($0.code, state.path(game.id, $0.code)) }),
                 spot: spot.path(game.id), mode: mode.path(game.id), players: players.path(game.id)))
         model.undo = data.undo
+        let assets = context.app.assets
+        model.assetURL = { assets.url($0) }
         if game.mode == .collaborative { model.groupPoints = data.groupPoints }
         model.trip = data.trip
         model.paths.image = PlateShareRoutes.image.path(game.id)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Every instant as text, in one place so that a time reads the same on
 /// every page: how long ago, in UTC, in a person's own time zone, or as a
@@ -32,6 +33,8 @@ enum TimeText {
 
     /// "Sat 14 Nov, 18:05" in `zone` ("Sat 14 Nov 2026, 18:05" with the
     /// year), and the instant for `<time datetime>`.
+    /// Written out by hand (see `fields`); `TimeTextFormatterTests` holds it
+    /// to DateFormatter's en_US_POSIX output.
     static func local(_ instant: Int64, zone: String, withYear: Bool = false) -> (human: String, machine: String) {
         let t = fields(instant, zone: zone)
         let day = "\(weekdays[Int(t.tm_wday)]) \(t.tm_mday) \(months[Int(t.tm_mon)])" + (withYear ? " \(t.tm_year + 1900)" : "")
@@ -59,11 +62,21 @@ enum TimeText {
     /// rest of a fragment's render, and the English names below are all the
     /// `en_US_POSIX` patterns used here ever produce.
     static func fields(_ instant: Int64, zone: String) -> tm {
-        let timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!
+        let timeZone = self.timeZone(zone)
         var seconds = time_t(instant + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))))
         var parts = tm()
         _ = gmtime_r(&seconds, &parts)
         return parts
+    }
+
+    private static let zones = Mutex<[String: TimeZone]>([:])
+
+    /// The zone named, or UTC for a name it does not know; looked up once.
+    static func timeZone(_ name: String) -> TimeZone {
+        if let known = zones.withLock({ $0[name] }) { return known }
+        let zone = TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!
+        zones.withLock { $0[name] = zone }
+        return zone
     }
 
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

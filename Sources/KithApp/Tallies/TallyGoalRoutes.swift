@@ -41,7 +41,11 @@ extension TallyRoutes {
     /// The goal as the pages show it, read now; nil without a goal.
     static func goalView(_ tally: Tally, app: KithApp) -> TallyPages.Goal? {
         // A page still shows its count if the goal can't be read.
-        guard let progress = try? app.database.read({ try TallyGoals.progress($0, tally: tally, now: app.now) }) ?? nil else { return nil }
+        goalView(try? app.database.read({ try TallyGoals.progress($0, tally: tally, now: app.now) }) ?? nil)
+    }
+
+    static func goalView(_ progress: TallyGoalProgress?) -> TallyPages.Goal? {
+        guard let progress else { return nil }
         return TallyPages.Goal(
             target: progress.goal.target, done: progress.done, period: progress.goal.period.rawValue, current: progress.goal.period.current,
             streak: progress.streak > 0 ? progress.goal.period.streak(progress.streak) : nil)

@@ -124,6 +124,14 @@ enum TallyGoals {
 
     // MARK: Now
 
+    /// The goals of `tallyIDs` as they stand now, by tally; tallies without
+    /// a goal are absent.
+    static func progress(_ db: some Queryable, tallyIDs: [Int64], now: Int64) throws -> [Int64: TallyGoalProgress] {
+        try TallyStore.goalInputs(db, tallyIDs: tallyIDs).mapValues { input in
+            progress(of: input.goal, changes: input.changes, timeZone: input.zone, now: now)
+        }
+    }
+
     /// The tally's goal as it stands now, in its owner's zone; nil without a goal.
     static func progress(_ db: some Queryable, tally: Tally, now: Int64) throws -> TallyGoalProgress? {
         guard let goal = try TallyStore.goal(db, tallyID: tally.id) else { return nil }

@@ -542,11 +542,14 @@ enum TallyRoutes {
 
     /// The viewer's list in their sort, read in one snapshot.
     static func listItems(_ context: RequestContext, user: User) throws -> ([TallyPages.Item], TallyPages.Sort) {
-        let (tallies, sort) = try context.app.database.read { db in
+        let app = context.app
+        let (tallies, sort, goals) = try app.database.read { db in
             let sort = try TallyStore.sort(db, userID: user.id)
-            return (try TallyStore.list(db, viewerID: user.id, sort: sort), sort)
+            let tallies = try TallyStore.list(db, viewerID: user.id, sort: sort)
+            return (tallies, sort, try TallyGoals.progress(db, tallyIDs: tallies.map(\.id), now: app.now))
         }
-        return (tallies.map { item($0, for: user, app: context.app) }, TallyPages.Sort(rawValue: sort.rawValue) ?? .updated)
+        let items = tallies.map { item($0, for: user, app: app, goal: .some(goalView(goals[$0.id]))) }
+        return (items, TallyPages.Sort(rawValue: sort.rawValue) ?? .updated)
     }
 
     static func fullPage(_ context: RequestContext, form: FormState = FormState()) throws -> Response {
@@ -611,13 +614,14 @@ enum TallyRoutes {
 
     // MARK: Template models
 
-    static func item(_ tally: Tally, for user: User, app: KithApp) -> TallyPages.Item {
+    /// `goal`, when the caller read it with others, spares a read of its own.
+    static func item(_ tally: Tally, for user: User, app: KithApp, goal: TallyPages.Goal?? = nil) -> TallyPages.Item {
         var item = TallyPages.Item(
             id: tally.id, name: tally.name, count: tally.count, style: Numerals.Style(rawValue: user.numberStyle.rawValue) ?? .arabic,
             owner: person(tally.owner, app: app), isOwner: tally.role == .owner, canChangeCount: tally.role.canChangeCount,
             flashBy: tally.changedByOtherSinceSeen.map { person($0, app: app) }, seenURL: seenChanges.path(), fireworks: tally.fireworks,
             createdAt: tally.createdAt, updatedAt: tally.updatedAt, version: tally.version, paths: paths(tally.id))
-        item.goal = goalView(tally, app: app)
+        item.goal = goal ?? goalView(tally, app: app)
         item.step = tally.step
         return item
     }
