@@ -25,12 +25,15 @@ let package = Package(
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
+        // gzip and brotli for compressed responses: assets once at start, pages as they go.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync"], path: "Sources/KithHTTP"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
         .target(name: "KithStorage", dependencies: ["CSQLite", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),

@@ -1,0 +1,247 @@
+import CBrotli
+import CZlib
+
+/// A content coding the engine can send (RFC 9110 §8.4.1).
+public enum ContentCoding: String, Sendable, CaseIterable {
+    case identity
+    case gzip
+    case br
+
+    /// The suffix that tells one encoding's entity tag from another's: a
+    /// cache holding the gzip bytes must not revalidate them as the brotli ones.
+    var etagSuffix: String {
+        switch self {
+        case .identity: ""
+        case .gzip: "-gz"
+        case .br: "-br"
+        }
+    }
+
+    /// Puts the coding's suffix inside an entity tag's quotes.
+    public func tag(_ etag: String) -> String {
+        guard self != .identity, etag.hasSuffix("\"") else { return etag }
+        return etag.dropLast() + etagSuffix + "\""
+    }
+}
+
+/// Compression and decompression of whole bodies with zlib (gzip) and
+/// libbrotli. Bodies are small (pages, stylesheets), so one call each.
+public enum Compression {
+    /// gzip at `level` (1 fastest … 9 smallest), or nil if zlib refused.
+    public static func gzip(_ input: [UInt8], level: Int32 = 6) -> [UInt8]? {
+        var stream = z_stream()
+        // 15 + 16: the largest window, with a gzip wrapper instead of zlib's.
+        guard kith_deflate_init2(&stream, level, 15 + 16, 8) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(input.count)))
+        var output = [UInt8](repeating: 0, count: bound)
+        let result: Int32 = input.withUnsafeBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                stream.next_in = UnsafeMutablePointer(mutating: inBuffer.baseAddress)
+                stream.avail_in = uInt(inBuffer.count)
+                stream.next_out = outBuffer.baseAddress
+                stream.avail_out = uInt(outBuffer.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard result == Z_STREAM_END else { return nil }
+        output.removeLast(Int(stream.avail_out))
+        return output
+    }
+
+    /// Brotli at `quality` (0 fastest … 11 smallest), or nil if it refused.
+    public static func brotli(_ input: [UInt8], quality: Int32 = 4) -> [UInt8]? {
+        var size = BrotliEncoderMaxCompressedSize(input.count)
+        if size == 0 { size = input.count + 1024 }
+        var output = [UInt8](repeating: 0, count: size)
+        let ok = input.withUnsafeBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                BrotliEncoderCompress(
+                    quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, inBuffer.count, inBuffer.baseAddress, &size,
+                    outBuffer.baseAddress)
+            }
+        }
+        guard ok == BROTLI_TRUE else { return nil }
+        output.removeLast(output.count - size)
+        return output
+    }
+
+    public static func compress(_ input: [UInt8], _ coding: ContentCoding, level: Int32) -> [UInt8]? {
+        switch coding {
+        case .identity: input
+        case .gzip: gzip(input, level: level)
+        case .br: brotli(input, quality: level)
+        }
+    }
+
+    /// The original bytes of a gzip body, or nil when it is not one or would
+    /// grow past `limit` (a small body can claim to unpack to gigabytes).
+    public static func gunzip(_ input: [UInt8], limit: Int = 16 << 20) -> [UInt8]? {
+        var stream = z_stream()
+        guard kith_inflate_init2(&stream, 15 + 16) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        return input.withUnsafeBufferPointer { inBuffer -> [UInt8]? in
+            stream.next_in = UnsafeMutablePointer(mutating: inBuffer.baseAddress)
+            stream.avail_in = uInt(inBuffer.count)
+            while true {
+                let (result, produced) = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                    stream.next_out = outBuffer.baseAddress
+                    stream.avail_out = uInt(outBuffer.count)
+                    let result = inflate(&stream, Z_NO_FLUSH)
+                    return (result, outBuffer.count - Int(stream.avail_out))
+                }
+                output.append(contentsOf: chunk[0..<produced])
+                if output.count > limit { return nil }
+                if result == Z_STREAM_END { return stream.avail_in == 0 ? output : nil }
+                if result != Z_OK || (produced == 0 && stream.avail_in == 0) { return nil }
+            }
+        }
+    }
+
+    /// The original bytes of a brotli body, with the same limit as `gunzip`.
+    public static func unbrotli(_ input: [UInt8], limit: Int = 16 << 20) -> [UInt8]? {
+        guard let decoder = BrotliDecoderCreateInstance(nil, nil, nil) else { return nil }
+        defer { BrotliDecoderDestroyInstance(decoder) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        return input.withUnsafeBufferPointer { inBuffer -> [UInt8]? in
+            var availableIn = inBuffer.count
+            var nextIn = inBuffer.baseAddress
+            while true {
+                let (result, produced) = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                    var availableOut = outBuffer.count
+                    var nextOut = outBuffer.baseAddress
+                    let result = BrotliDecoderDecompressStream(decoder, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                    return (result, outBuffer.count - availableOut)
+                }
+                output.append(contentsOf: chunk[0..<produced])
+                if output.count > limit { return nil }
+                switch result {
+                case BROTLI_DECODER_RESULT_SUCCESS: return availableIn == 0 ? output : nil
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
+                default: return nil
+                }
+            }
+        }
+    }
+
+    public static func decompress(_ input: [UInt8], _ coding: ContentCoding) -> [UInt8]? {
+        switch coding {
+        case .identity: input
+        case .gzip: gunzip(input)
+        case .br: unbrotli(input)
+        }
+    }
+
+    /// Whether a body of this type shrinks when compressed: text does,
+    /// images, audio, video and fonts already are.
+    public static func isCompressible(contentType: String) -> Bool {
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces().lowercased() } ?? ""
+        return type.hasPrefix("text/") || type == "application/json" || type.hasSuffix("+json")
+            || type == "application/javascript" || type == "image/svg+xml" || type.hasSuffix("+xml")
+    }
+}
+
+/// `Accept-Encoding` (RFC 9110 §12.5.3): which of the codings on offer the
+/// client takes best. The highest q-value wins; on a tie the server's order
+/// decides (brotli is smaller than gzip). `q=0` refuses a coding, `*` stands
+/// for every coding not named, and identity is acceptable unless refused.
+public enum AcceptEncoding {
+    /// The coding to send. `offered` is in the server's order of preference
+    /// and need not list identity, which is always available: when the
+    /// client refuses everything the body still goes out as identity.
+    public static func choose(_ header: String?, offered: [ContentCoding]) -> ContentCoding {
+        guard let header, !offered.isEmpty else { return .identity }
+        var named: [String: Double] = [:]
+        var wildcard: Double?
+        for element in header.split(separator: ",") {
+            let parts = element.split(separator: ";")
+            guard let first = parts.first else { continue }
+            var name = first.trimmingASCIISpaces().lowercased()
+            if name.isEmpty { continue }
+            if name == "x-gzip" { name = "gzip" }
+            var q = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingASCIISpaces().lowercased() == "q" else { continue }
+                // A q-value that does not parse refuses nothing it should not: treat it as 0.
+                q = Double(pair[1].trimmingASCIISpaces()).map { min(max($0, 0), 1) } ?? 0
+            }
+            if name == "*" {
+                wildcard = q
+            } else {
+                named[name] = max(named[name] ?? 0, q)
+            }
+        }
+        func quality(_ coding: ContentCoding) -> Double {
+            if let q = named[coding.rawValue] { return q }
+            if let wildcard { return coding == .identity && wildcard == 0 ? 0 : wildcard }
+            return coding == .identity ? 1 : 0
+        }
+        var best = ContentCoding.identity
+        var bestQ = 0.0
+        for coding in offered where coding != .identity {
+            let q = quality(coding)
+            if q > bestQ {
+                best = coding
+                bestQ = q
+            }
+        }
+        // A client that rates identity above every coding gets identity.
+        if bestQ == 0 || quality(.identity) > bestQ { return .identity }
+        return best
+    }
+}
+
+/// Compresses what handlers return, on the worker that ran them, for
+/// clients that accept it. Only whole bodies of text over a threshold:
+/// never an event stream, a file, a partial or empty answer, or a body that
+/// already has an encoding.
+public struct ResponseCompressor: Sendable {
+    public var minimumBytes: Int
+    public var coding: [ContentCoding]
+    public var gzipLevel: Int32
+    public var brotliQuality: Int32
+
+    public init(minimumBytes: Int = 1024, coding: [ContentCoding] = [.br, .gzip], gzipLevel: Int32 = 5, brotliQuality: Int32 = 4) {
+        self.minimumBytes = minimumBytes
+        self.coding = coding
+        self.gzipLevel = gzipLevel
+        self.brotliQuality = brotliQuality
+    }
+
+    public func apply(_ response: Response, to head: RequestHead) -> Response {
+        guard case .bytes(let body) = response.body, body.count >= minimumBytes, head.method != .head,
+            response.status.code >= 200, response.status != .partialContent, response.status != .noContent,
+            response.status != .notModified, response.headers["Content-Encoding"] == nil,
+            response.headers["Content-Range"] == nil,
+            Compression.isCompressible(contentType: response.headers["Content-Type"] ?? "")
+        else { return response }
+        var result = response
+        result.headers.addVary("Accept-Encoding")
+        let chosen = AcceptEncoding.choose(head.headers["Accept-Encoding"], offered: coding)
+        guard chosen != .identity,
+            let encoded = Compression.compress(body, chosen, level: chosen == .br ? brotliQuality : gzipLevel),
+            encoded.count < body.count
+        else { return result }
+        result.body = .bytes(encoded)
+        result.headers.add("Content-Encoding", chosen.rawValue)
+        if let etag = response.headers["ETag"] { result.headers.set("ETag", chosen.tag(etag)) }
+        return result
+    }
+}
+
+extension HTTPHeaders {
+    /// Adds a name to `Vary`, keeping the names already there.
+    public mutating func addVary(_ name: String) {
+        guard let existing = self["Vary"] else {
+            add("Vary", name)
+            return
+        }
+        let names = existing.split(separator: ",").map { $0.trimmingASCIISpaces().lowercased() }
+        if names.contains(name.lowercased()) || names.contains("*") { return }
+        set("Vary", existing + ", " + name)
+    }
+}
