@@ -151,7 +151,8 @@ public enum Compression {
 public enum AcceptEncoding {
     /// The coding to send. `offered` is in the server's order of preference
     /// and need not list identity, which is always available: when the
-    /// client refuses everything the body still goes out as identity.
+    /// client refuses everything the body still goes out as identity (RFC
+    /// 9110 allows that instead of a 406, and a page is better than none).
     public static func choose(_ header: String?, offered: [ContentCoding]) -> ContentCoding {
         guard let header, !offered.isEmpty else { return .identity }
         var named: [String: Double] = [:]
@@ -175,11 +176,7 @@ public enum AcceptEncoding {
                 named[name] = max(named[name] ?? 0, q)
             }
         }
-        func quality(_ coding: ContentCoding) -> Double {
-            if let q = named[coding.rawValue] { return q }
-            if let wildcard { return coding == .identity && wildcard == 0 ? 0 : wildcard }
-            return coding == .identity ? 1 : 0
-        }
+        func quality(_ coding: ContentCoding) -> Double { named[coding.rawValue] ?? wildcard ?? 0 }
         var best = ContentCoding.identity
         var bestQ = 0.0
         for coding in offered where coding != .identity {
@@ -189,8 +186,9 @@ public enum AcceptEncoding {
                 bestQ = q
             }
         }
-        // A client that rates identity above every coding gets identity.
-        if bestQ == 0 || quality(.identity) > bestQ { return .identity }
+        // A client that rates identity above every coding, by name, gets
+        // identity; left unnamed, it is only the fallback.
+        if bestQ == 0 || (named["identity"] ?? 0) > bestQ { return .identity }
         return best
     }
 }
