@@ -113,6 +113,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--connections", default="64,256")
+    parser.add_argument("--kith", default=os.path.join(RELEASE, "kith"), help="the kith binary (to compare builds)")
     args = parser.parse_args()
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
@@ -122,7 +123,8 @@ def main():
     processes = []
     try:
         kith_port, nginx_port = free_port(), free_port()
-        kith = start([os.path.join(RELEASE, "kith"), "serve", "--port", str(kith_port),
+        # --quiet: nginx below writes no access log either.
+        kith = start([args.kith, "serve", "--port", str(kith_port), "--quiet",
                       "--data", os.path.join(scratch, "kith")], kith_port)
         processes.append(kith)
         config = os.path.join(scratch, "nginx.conf")
@@ -155,7 +157,7 @@ def main():
                     results.setdefault((name, c), []).append(wrk(url, c, args.seconds, pid, headers))
 
         print(f"\nKith static files — wrk -t2, {args.seconds}s, median of {args.runs} runs, loopback, "
-              f"{os.cpu_count()} CPUs shared by server and wrk\n")
+              f"{os.cpu_count()} CPUs shared by server and wrk; no request log on either server\n")
         width = max(len(t[0]) for t in targets)
         print(f"| {'target':<{width}} | conns | {'req/s':>9} | {'p50 ms':>7} | {'p99 ms':>7} | {'server CPU µs/req':>17} | errors |")
         print(f"|{'-' * (width + 2)}|-------|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 19}|--------|")

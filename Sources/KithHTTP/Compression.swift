@@ -154,33 +154,17 @@ public enum AcceptEncoding {
     /// client refuses everything the body still goes out as identity (RFC
     /// 9110 allows that instead of a 406, and a page is better than none).
     public static func choose(_ header: String?, offered: [ContentCoding]) -> ContentCoding {
-        guard let header, !offered.isEmpty else { return .identity }
-        var named: [String: Double] = [:]
-        var wildcard: Double?
-        for element in header.split(separator: ",") {
-            let parts = element.split(separator: ";")
-            guard let first = parts.first else { continue }
-            var name = first.trimmingASCIISpaces().lowercased()
-            if name.isEmpty { continue }
-            if name == "x-gzip" { name = "gzip" }
-            var q = 1.0
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingASCIISpaces().lowercased() == "q" else { continue }
-                // A q-value that does not parse refuses nothing it should not: treat it as 0.
-                q = Double(pair[1].trimmingASCIISpaces()).map { min(max($0, 0), 1) } ?? 0
-            }
-            if name == "*" {
-                wildcard = q
-            } else {
-                named[name] = max(named[name] ?? 0, q)
-            }
-        }
-        func quality(_ coding: ContentCoding) -> Double { named[coding.rawValue] ?? wildcard ?? 0 }
+        guard var header, !offered.isEmpty else { return .identity }
+        let (brotli, gzip, identity, wildcard) = header.withUTF8(qualities)
         var best = ContentCoding.identity
         var bestQ = 0.0
-        for coding in offered where coding != .identity {
-            let q = quality(coding)
+        for coding in offered {
+            let q: Double
+            switch coding {
+            case .br: q = brotli ?? wildcard ?? 0
+            case .gzip: q = gzip ?? wildcard ?? 0
+            case .identity: continue
+            }
             if q > bestQ {
                 best = coding
                 bestQ = q
@@ -188,8 +172,90 @@ public enum AcceptEncoding {
         }
         // A client that rates identity above every coding, by name, gets
         // identity; left unnamed, it is only the fallback.
-        if bestQ == 0 || (named["identity"] ?? 0) > bestQ { return .identity }
+        if bestQ == 0 || (identity ?? 0) > bestQ { return .identity }
         return best
+    }
+
+    /// The q-values the header gives brotli, gzip, identity and `*` (nil
+    /// when not named). A hand scan over the bytes: this runs for every
+    /// asset a browser asks for, and the split-and-lowercase version cost
+    /// more than the rest of serving the file.
+    private static func qualities(_ b: UnsafeBufferPointer<UInt8>) -> (Double?, Double?, Double?, Double?) {
+        var brotli: Double?, gzip: Double?, identity: Double?, wildcard: Double?
+        func trim(_ start: Int, _ end: Int) -> (Int, Int) {
+            var s = start, e = end
+            while s < e && (b[s] == 0x20 || b[s] == 0x09) { s += 1 }
+            while e > s && (b[e - 1] == 0x20 || b[e - 1] == 0x09) { e -= 1 }
+            return (s, e)
+        }
+        func named(_ s: Int, _ e: Int, _ lowercase: StaticString) -> Bool {
+            guard e - s == lowercase.utf8CodeUnitCount else { return false }
+            for k in 0..<(e - s) {
+                let byte = b[s + k]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != lowercase.utf8Start[k] { return false }
+            }
+            return true
+        }
+        var i = 0
+        while i < b.count {
+            var end = i
+            while end < b.count && b[end] != UInt8(ascii: ",") { end += 1 }
+            var nameEnd = i
+            while nameEnd < end && b[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
+            let (ns, ne) = trim(i, nameEnd)
+            var q = 1.0
+            var p = nameEnd
+            while p < end {
+                p += 1
+                var pe = p
+                while pe < end && b[pe] != UInt8(ascii: ";") { pe += 1 }
+                let (ps, pEnd) = trim(p, pe)
+                if ps < pEnd, b[ps] | 0x20 == UInt8(ascii: "q") {
+                    let (es, ee) = trim(ps + 1, pEnd)
+                    if es < ee, b[es] == UInt8(ascii: "=") {
+                        let (vs, ve) = trim(es + 1, ee)
+                        // A q-value that does not parse refuses nothing it should not: treat it as 0.
+                        q = qvalue(b, vs, ve).map { min(max($0, 0), 1) } ?? 0
+                    }
+                }
+                p = pe
+            }
+            if ns < ne {
+                if named(ns, ne, "br") {
+                    brotli = max(brotli ?? 0, q)
+                } else if named(ns, ne, "gzip") || named(ns, ne, "x-gzip") {
+                    gzip = max(gzip ?? 0, q)
+                } else if named(ns, ne, "identity") {
+                    identity = max(identity ?? 0, q)
+                } else if named(ns, ne, "*") {
+                    wildcard = q
+                }
+            }
+            i = end + 1
+        }
+        return (brotli, gzip, identity, wildcard)
+    }
+
+    /// Digits with at most one point, or nil.
+    private static func qvalue(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        guard start < end else { return nil }
+        var value = 0.0, scale = 1.0, afterPoint = false
+        for k in start..<end {
+            let byte = b[k]
+            if byte == UInt8(ascii: ".") && !afterPoint {
+                afterPoint = true
+            } else if byte >= 0x30 && byte <= 0x39 {
+                if afterPoint {
+                    scale /= 10
+                    value += Double(byte - 0x30) * scale
+                } else {
+                    value = value * 10 + Double(byte - 0x30)
+                }
+            } else {
+                return nil
+            }
+        }
+        return value
     }
 }
 

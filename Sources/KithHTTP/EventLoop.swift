@@ -754,13 +754,16 @@ final class EventLoop: @unchecked Sendable {
     private static let contentLengthPrefix = Array("Content-Length: ".utf8)
     private static let connectionClose = Array("Connection: close\r\n".utf8)
     private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+    private static let okLine = Array("HTTP/1.1 200 OK\r\n".utf8)
     private static let commonStatusLines: [HTTPStatus: [UInt8]] = Dictionary(
-        uniqueKeysWithValues: [HTTPStatus.ok, .seeOther, .notModified, .notFound, .partialContent].map {
+        uniqueKeysWithValues: [HTTPStatus.seeOther, .notModified, .notFound, .partialContent].map {
             ($0, Array("HTTP/1.1 \($0.code) \($0.reason)\r\n".utf8))
         })
 
     private static func statusLine(_ status: HTTPStatus) -> [UInt8] {
-        commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
+        // 200 without hashing its reason phrase: most responses are one.
+        if status.code == 200 && status.reason == "OK" { return okLine }
+        return commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
     }
 
     private static func isSafeHeader(_ name: String, _ value: String) -> Bool {

@@ -30,6 +30,11 @@ struct AcceptEncodingTests {
             ("deflate", .identity),
             ("gzip;q=nonsense", .identity),
             (" gzip ;q=0.7 ,  br ; q=0.7 ", .br),
+            ("gzip;q=0.001, br;q=0", .gzip),
+            ("gzip;Q=0.5, br;q=0.25", .gzip),
+            ("gzip;q=, br;q=0", .identity),
+            ("gzip ; q = 0.5 , br ; q = 0.6", .br),
+            (",,gzip,,", .gzip),
         ] as [(String?, ContentCoding)])
     func negotiation(header: String?, expected: ContentCoding) {
         #expect(AcceptEncoding.choose(header, offered: [.br, .gzip]) == expected)
