@@ -284,6 +284,14 @@ struct CompressionTests {
         #expect(json.header("Content-Encoding") == coding.rawValue)
     }
 
+    @Test("pages prefer gzip on a tie (cheaper per byte saved on the fly); assets prefer brotli (made once)")
+    func dynamicPreference() throws {
+        let harness = try CompressionHarness()
+        #expect(try harness.get("/page", "Accept-Encoding: gzip, deflate, br\r\n").header("Content-Encoding") == "gzip")
+        #expect(try harness.get("/page", "Accept-Encoding: gzip;q=0.5, br\r\n").header("Content-Encoding") == "br")
+        #expect(try harness.get("/static/data.txt", "Accept-Encoding: gzip, deflate, br\r\n").header("Content-Encoding") == "br")
+    }
+
     @Test("without Accept-Encoding a compressible page is identity but still says Vary")
     func dynamicIdentity() throws {
         let harness = try CompressionHarness()
