@@ -12,8 +12,10 @@
 # librsvg2-bin: rsvg-convert, which the server runs to paint a plate game's
 # board as a PNG (its share picture and Open Graph image). libvips-dev:
 # resizing photos into the variants pages fetch, and reading HEIC (through
-# libheif), which beats any decoder written by hand.
-DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin libvips-dev
+# libheif), which beats any decoder written by hand. zlib1g-dev,
+# libbrotli-dev: gzip and brotli, for assets compressed at start and pages on the fly.
+DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin libvips-dev \
+	zlib1g-dev libbrotli-dev
 # The tests drive headless Chromium through chromedriver to check the page
 # scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,
@@ -23,7 +25,8 @@ DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode
 TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python3-pip default-jre-headless \
 	libimage-exiftool-perl ffmpeg util-linux
 # Only the benchmark needs these; `make bench` installs them the same way.
-BENCH_PACKAGES := wrk
+# nginx: the static rows are ratios to nginx serving the same files in the same run.
+BENCH_PACKAGES := wrk nginx
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=

@@ -27,12 +27,15 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
         // libvips: right-sized photo variants, and the decoder for iPhones' HEIC photos.
         .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // gzip and brotli for compressed responses: assets once at start, pages as they go.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync"], path: "Sources/KithHTTP"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
         .target(name: "KithStorage", dependencies: ["CSQLite", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Kith's benchmark: wrk against the release build, printed as a table.
+"""Kith's static-file benchmark: wrk against the release build and nginx.
 
-Targets: a content-hashed static asset and the landing page from `kith`;
-TechEmpower "plaintext" and "Fortunes" from `kith-bench`; and, when nginx is
-installed, the same static file from nginx for a same-run ratio.
+Rows: a content-hashed static asset near 4 KB and `app.css` (about 50 KB)
+from kith and the same files from nginx in the same run, at each connection
+count, with the kith/nginx ratio beside the issue's target (>= 1.0x). Both
+servers get the same request (no Accept-Encoding, so identity bytes); one
+more kith row asks for `br, gzip`. Then the bytes on the wire of the landing
+page, the sign-in page and app.css, identity against gzip and brotli.
 
 Figures are medians of --runs runs (default 3). They are measurements on a
-shared machine, not pass/fail tests.
+shared machine, not pass/fail tests. (Plaintext, Fortunes, the landing page
+and idle memory are in bench_app.py.)
 """
 import argparse
 import hashlib
@@ -18,13 +22,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
-from benchkit import cpu_ticks, free_port, rss_kib, wait_for
+from benchkit import cpu_ticks, free_port, print_targets, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(ROOT, ".build", "release")
+PUBLIC = os.path.join(ROOT, "Public")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -39,10 +43,11 @@ def to_ms(text):
     return value
 
 
-def wrk(url, connections, seconds, pid):
+def wrk(url, connections, seconds, pid, headers=()):
     before = cpu_ticks(pid) if pid else 0
+    extra = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url],
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", *extra, url],
         capture_output=True, text=True, check=True).stdout
     after = cpu_ticks(pid) if pid else 0
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -88,82 +93,106 @@ http {{
 """
 
 
+def hashed_url(asset):
+    """The content-hashed URL kith serves a file under, built the same way."""
+    with open(os.path.join(PUBLIC, asset), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:10]
+    stem, dot, ext = os.path.basename(asset).partition(".")
+    return "/static/" + os.path.join(os.path.dirname(asset), f"{stem}.{digest}{dot}{ext}")
+
+
+def fetch(url, encoding=None):
+    """The body as sent (urllib does not decompress) and its Content-Encoding."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": encoding} if encoding else {})
+    with urllib.request.urlopen(request) as response:
+        return response.read(), response.headers.get("Content-Encoding")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--connections", default="64,256")
+    parser.add_argument("--kith", default=os.path.join(RELEASE, "kith"), help="the kith binary (to compare builds)")
     args = parser.parse_args()
-    if not shutil.which("wrk"):
-        sys.exit("bench: wrk is not installed (make bench installs it)")
+    for tool in ("wrk", "nginx"):
+        if not shutil.which(tool):
+            sys.exit(f"bench: {tool} is not installed (make bench installs it)")
 
     scratch = tempfile.mkdtemp(prefix="kith-bench-")
     processes = []
     try:
-        kith_port, bench_port = free_port(), free_port()
-        kith = start([os.path.join(RELEASE, "kith"), "serve", "--port", str(kith_port),
+        kith_port, nginx_port = free_port(), free_port()
+        # --quiet: nginx below writes no access log either.
+        kith = start([args.kith, "serve", "--port", str(kith_port), "--quiet", "--root", ROOT,
                       "--data", os.path.join(scratch, "kith")], kith_port)
         processes.append(kith)
-        time.sleep(0.5)
-        idle_rss = rss_kib(kith.pid)
-        bench = start([os.path.join(RELEASE, "kith-bench"), "--port", str(bench_port),
-                       "--data", os.path.join(scratch, "bench")], bench_port)
-        processes.append(bench)
+        config = os.path.join(scratch, "nginx.conf")
+        with open(config, "w") as f:
+            f.write(nginx_config(scratch, nginx_port, PUBLIC))
+        processes.append(start(["nginx", "-c", config], nginx_port))
 
-        # The static target is the file in Public/ closest to 4 KB, served by
-        # its content-hashed URL (read from the manifest of hashed names the
-        # landing page links to, or built the same way kith builds it).
-        public = os.path.join(ROOT, "Public")
-        files = [os.path.relpath(os.path.join(d, f), public) for d, _, fs in os.walk(public) for f in fs]
-        asset = min(files, key=lambda f: abs(os.path.getsize(os.path.join(public, f)) - 4096))
-        size = os.path.getsize(os.path.join(public, asset))
-        with open(os.path.join(public, asset), "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()[:10]
-        stem, dot, ext = os.path.basename(asset).partition(".")
-        hashed = os.path.join(os.path.dirname(asset), f"{stem}.{digest}{dot}{ext}")
-        css = f"/static/{hashed}"
-        landing = urllib.request.urlopen(f"http://127.0.0.1:{kith_port}{css}").read()
-        assert len(landing) == size, "the hashed URL serves the file"
-
-        targets = [
-            (f"static {size / 1024:.1f} KB (kith)", f"http://127.0.0.1:{kith_port}{css}", kith.pid),
-            ("landing page (kith)", f"http://127.0.0.1:{kith_port}/", kith.pid),
-            ("plaintext (kith-bench)", f"http://127.0.0.1:{bench_port}/plaintext", bench.pid),
-            ("Fortunes (kith-bench)", f"http://127.0.0.1:{bench_port}/fortunes", bench.pid),
-        ]
-        if shutil.which("nginx"):
-            nginx_port = free_port()
-            config = os.path.join(scratch, "nginx.conf")
-            with open(config, "w") as f:
-                f.write(nginx_config(scratch, nginx_port, os.path.join(ROOT, "Public")))
-            nginx = start(["nginx", "-c", config], nginx_port)
-            processes.append(nginx)
-            targets.insert(1, (f"static {size / 1024:.1f} KB (nginx)", f"http://127.0.0.1:{nginx_port}/{asset}", None))
+        # The file in Public/ closest to 4 KB, and the main stylesheet.
+        files = [os.path.relpath(os.path.join(d, f), PUBLIC) for d, _, fs in os.walk(PUBLIC) for f in fs]
+        small = min(files, key=lambda f: abs(os.path.getsize(os.path.join(PUBLIC, f)) - 4096))
+        assets = [small, "css/app.css"]
+        for asset in assets:
+            body, _ = fetch(f"http://127.0.0.1:{kith_port}{hashed_url(asset)}")
+            assert len(body) == os.path.getsize(os.path.join(PUBLIC, asset)), "the hashed URL serves the file"
 
         connections = [int(c) for c in args.connections.split(",")]
-        results = {}
-        for run in range(args.runs):
-            for name, url, pid in targets:
-                for c in connections:
-                    results.setdefault((name, c), []).append(wrk(url, c, args.seconds, pid))
+        compressed = ("Accept-Encoding: br, gzip",)
+        # (label, url, pid, headers)
+        targets = []
+        for asset in assets:
+            label = f"{os.path.basename(asset)} {os.path.getsize(os.path.join(PUBLIC, asset)) / 1024:.1f} KB"
+            targets.append((f"{label} (kith)", f"http://127.0.0.1:{kith_port}{hashed_url(asset)}", kith.pid, ()))
+            targets.append((f"{label} (nginx)", f"http://127.0.0.1:{nginx_port}/{asset}", None, ()))
+        targets.append(("app.css br (kith)", f"http://127.0.0.1:{kith_port}{hashed_url('css/app.css')}", kith.pid, compressed))
 
-        print(f"\nKith benchmark — wrk -t2, {args.seconds}s, median of {args.runs} runs, loopback, "
-              f"{os.cpu_count()} CPUs shared by server and wrk\n")
-        print(f"| {'target':<26} | conns | {'req/s':>9} | {'p50 ms':>7} | {'p99 ms':>7} | {'server CPU µs/req':>17} | errors |")
-        print(f"|{'-' * 28}|-------|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 19}|--------|")
-        for name, url, pid in targets:
+        results = {}
+        for _ in range(args.runs):
+            for name, url, pid, headers in targets:
+                for c in connections:
+                    results.setdefault((name, c), []).append(wrk(url, c, args.seconds, pid, headers))
+
+        print(f"\nKith static files — wrk -t2, {args.seconds}s, median of {args.runs} runs, loopback, "
+              f"{os.cpu_count()} CPUs shared by server and wrk; no request log on either server\n")
+        width = max(len(t[0]) for t in targets)
+        print(f"| {'target':<{width}} | conns | {'req/s':>9} | {'p50 ms':>7} | {'p99 ms':>7} | {'server CPU µs/req':>17} | errors |")
+        print(f"|{'-' * (width + 2)}|-------|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 19}|--------|")
+        med = lambda name, c, key: statistics.median(r[key] for r in results[(name, c)])
+        for name, _, pid, _ in targets:
             for c in connections:
                 rows = results[(name, c)]
-                med = lambda key: statistics.median(r[key] for r in rows)
-                cpu = f"{med('cpu'):.1f}" if pid else "—"
+                cpu = f"{med(name, c, 'cpu'):.1f}" if pid else "—"
                 errors = sum(r["errors"] for r in rows)
-                print(f"| {name:<26} | {c:>5} | {med('rps'):>9.0f} | {med('p50'):>7.2f} | {med('p99'):>7.2f} | {cpu:>17} | {errors:>6} |")
-        if shutil.which("nginx"):
+                print(f"| {name:<{width}} | {c:>5} | {med(name, c, 'rps'):>9.0f} | {med(name, c, 'p50'):>7.2f} | "
+                      f"{med(name, c, 'p99'):>7.2f} | {cpu:>17} | {errors:>6} |")
+
+        rows = []
+        for index in range(0, 4, 2):
+            kith_name, nginx_name = targets[index][0], targets[index + 1][0]
             for c in connections:
-                kith_static = statistics.median(r["rps"] for r in results[(targets[0][0], c)])
-                nginx_static = statistics.median(r["rps"] for r in results[(targets[1][0], c)])
-                print(f"\nstatic, {c} connections: kith/nginx = {kith_static / nginx_static:.2f}×")
-        print(f"\nkith idle RSS after start: {idle_rss / 1024:.1f} MiB")
+                ratio = med(kith_name, c, "rps") / med(nginx_name, c, "rps")
+                rows.append((f"{kith_name[:-7]}, {c} conns: kith/nginx", f"{ratio:.2f}×", "≥ 1.0×", ratio >= 1.0))
+                rows.append((f"{kith_name[:-7]}, {c} conns: kith CPU", f"{med(kith_name, c, 'cpu'):.1f} µs/req", "—", None))
+        print_targets("Static files against nginx, same run (issue 19: Static)", rows)
+
+        pages = [("landing page", "/"), ("sign-in page", "/signin"), ("app.css", hashed_url("css/app.css"))]
+        rows = []
+        for label, path in pages:
+            url = f"http://127.0.0.1:{kith_port}{path}"
+            sizes = {}
+            for coding in ("identity", "gzip", "br"):
+                # A server that ignores the header answers identity: its row shows no saving.
+                body, _ = fetch(url, None if coding == "identity" else coding)
+                sizes[coding] = len(body)
+            saved = 1 - sizes["br"] / sizes["identity"]
+            rows.append((f"{label}: identity / gzip / br bytes",
+                         f"{sizes['identity']} / {sizes['gzip']} / {sizes['br']}", "compressed", sizes["br"] < sizes["identity"]))
+            rows.append((f"{label}: saved by br", f"{saved:.0%}", "—", None))
+        print_targets("Bytes on the wire (issue 19: Compression)", rows)
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)

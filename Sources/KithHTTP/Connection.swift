@@ -40,9 +40,13 @@ final class Connection {
     var inputStart = 0
     var parser: HTTPParser
 
-    /// Output not yet sent: `output[outputOffset...]`, then `file`.
+    /// Output not yet sent: `output[outputOffset...]`, then `body[bodyOffset...]`, then `file`.
     var output: [UInt8] = []
     var outputOffset = 0
+    /// A response body sent from the handler's own storage (a static asset's
+    /// bytes are shared, not copied), gathered with the head into one send.
+    var body: [UInt8] = []
+    var bodyOffset = 0
     var file: FileRegion?
     var fileSent: Int64 = 0
     /// What is left of a `.segments` body after `output` and `file`.
@@ -75,7 +79,9 @@ final class Connection {
     }
 
     var hasBufferedInput: Bool { inputStart < input.count }
-    var hasPendingOutput: Bool { outputOffset < output.count || file != nil || nextSegment < segments.count }
+    var hasPendingOutput: Bool {
+        outputOffset < output.count || bodyOffset < body.count || file != nil || nextSegment < segments.count
+    }
 
     var peerAddress: String {
         if let cachedPeer { return cachedPeer }
@@ -105,6 +111,8 @@ final class Connection {
     func resetOutput() {
         output = []
         outputOffset = 0
+        body = []
+        bodyOffset = 0
         if let file { close(file.descriptor) }
         file = nil
         fileSent = 0

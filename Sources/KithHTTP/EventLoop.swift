@@ -627,12 +627,15 @@ final class EventLoop: @unchecked Sendable {
         }
         let id = conn.id
         let abandoned = exchange.abandoned
+        let compressor = core.configuration.compression
         let accepted = core.workers.submit { [self, request] in
             if abandoned.isSet {
                 Self.cleanUp(request, reservation)
                 return
             }
-            let response = responder.respond(to: request)
+            var response = responder.respond(to: request)
+            // Here, on the worker, so the I/O thread never spends time compressing.
+            if let compressor { response = compressor.apply(response, to: request.head) }
             Self.cleanUp(request, reservation)
             complete(id, response)
         }
@@ -699,13 +702,17 @@ final class EventLoop: @unchecked Sendable {
         conn.resetOutput()
         var out = conn.output
         conn.output = []
-        out.reserveCapacity(512 + (exchange.headOnly ? 0 : Int(min(length, 256 * 1024))))
+        out.reserveCapacity(512)
         writeHead(into: &out, response, exchange: exchange, contentLength: streaming || !bodyAllowed ? nil : length, keepAlive: conn.keepAlive)
         exchange.bodyLength = bodyAllowed && !exchange.headOnly ? length : 0
         let sendBody = bodyAllowed && !exchange.headOnly
         switch response.body {
         case .bytes(let bytes):
-            if sendBody { out.append(contentsOf: bytes) }
+            // Not copied behind the head: the two go out in one gathered send.
+            if sendBody {
+                conn.body = bytes
+                conn.bodyOffset = 0
+            }
         case .file(let region):
             if sendBody && region.length > 0 {
                 conn.file = region
@@ -772,13 +779,16 @@ final class EventLoop: @unchecked Sendable {
     private static let contentLengthPrefix = Array("Content-Length: ".utf8)
     private static let connectionClose = Array("Connection: close\r\n".utf8)
     private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+    private static let okLine = Array("HTTP/1.1 200 OK\r\n".utf8)
     private static let commonStatusLines: [HTTPStatus: [UInt8]] = Dictionary(
-        uniqueKeysWithValues: [HTTPStatus.ok, .seeOther, .notModified, .notFound, .partialContent].map {
+        uniqueKeysWithValues: [HTTPStatus.seeOther, .notModified, .notFound, .partialContent].map {
             ($0, Array("HTTP/1.1 \($0.code) \($0.reason)\r\n".utf8))
         })
 
     private static func statusLine(_ status: HTTPStatus) -> [UInt8] {
-        commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
+        // 200 without hashing its reason phrase: most responses are one.
+        if status.code == 200 && status.reason == "OK" { return okLine }
+        return commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
     }
 
     private static func isSafeHeader(_ name: String, _ value: String) -> Bool {
@@ -811,15 +821,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Sends `output`, then `file`. Returns true once both are sent.
+    /// Sends `output` and `body`, then `file`. Returns true once all are sent.
     private func flushLoaded(_ conn: Connection) -> Bool {
-        while conn.outputOffset < conn.output.count {
+        while conn.outputOffset < conn.output.count || conn.bodyOffset < conn.body.count {
             guard conn.writable else { return false }
-            let n = conn.output.withUnsafeBytes { raw in
-                kith_send(conn.id.fd, raw.baseAddress! + conn.outputOffset, raw.count - conn.outputOffset)
-            }
+            let n = Self.sendBuffered(conn)
             if n > 0 {
-                conn.outputOffset += n
+                let fromOutput = min(n, conn.output.count - conn.outputOffset)
+                conn.outputOffset += fromOutput
+                conn.bodyOffset += n - fromOutput
                 conn.exchange?.bytesSent += Int64(n)
                 conn.deadline = conn.phase == .writing ? now + core.writeProgressTimeout : conn.deadline
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -833,6 +843,10 @@ final class EventLoop: @unchecked Sendable {
         if conn.outputOffset > 0 {
             conn.output = []
             conn.outputOffset = 0
+        }
+        if conn.bodyOffset > 0 {
+            conn.body = []
+            conn.bodyOffset = 0
         }
         while let file = conn.file {
             guard conn.writable else { return false }
@@ -857,6 +871,34 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// One `send` of what is left of `output` and `body`: `sendmsg` with
+    /// both when both have bytes, so a head and its body leave together.
+    private static func sendBuffered(_ conn: Connection) -> Int {
+        let fd = conn.id.fd
+        let outputLeft = conn.output.count - conn.outputOffset
+        let bodyLeft = conn.body.count - conn.bodyOffset
+        if bodyLeft == 0 {
+            return conn.output.withUnsafeBytes { kith_send(fd, $0.baseAddress! + conn.outputOffset, outputLeft) }
+        }
+        return conn.body.withUnsafeBytes { body in
+            let bodyStart = UnsafeMutableRawPointer(mutating: body.baseAddress! + conn.bodyOffset)
+            if outputLeft == 0 { return kith_send(fd, bodyStart, bodyLeft) }
+            return conn.output.withUnsafeBytes { output in
+                var vectors = (
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: output.baseAddress! + conn.outputOffset), iov_len: outputLeft),
+                    iovec(iov_base: bodyStart, iov_len: bodyLeft))
+                return withUnsafeMutableBytes(of: &vectors) { raw in
+                    var message = msghdr()
+                    message.msg_iov = raw.baseAddress!.assumingMemoryBound(to: iovec.self)
+                    message.msg_iovlen = 2
+                    var sent: Int
+                    repeat { sent = sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) } while sent < 0 && errno == EINTR
+                    return sent
+                }
+            }
+        }
     }
 
     private func pumpStream(_ conn: Connection) {

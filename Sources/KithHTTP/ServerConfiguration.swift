@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     public var maxStreamUnsentBytes = 256 * 1024
     /// Where multipart file parts are streamed while a request is read.
     public var temporaryDirectory = "/tmp"
+    /// Compresses text bodies over its threshold for clients that accept
+    /// it, on the worker that made them; nil sends every body as it is.
+    public var compression: ResponseCompressor? = ResponseCompressor()
     /// Added to every response that does not set the same header itself.
     public var defaultHeaders = HTTPHeaders()
 

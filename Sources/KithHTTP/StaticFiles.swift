@@ -1,5 +1,6 @@
 import CCrypto
 import Glibc
+import Synchronization
 
 /// The files of `Public/`, loaded once at start and served from memory under
 /// content-hashed names (`app.css` → `/static/app.3f9c1a2b7e.css`), cached by
@@ -11,20 +12,50 @@ public final class StaticFiles: Sendable {
         public let name: String
         public let hashedName: String
         public let contentType: String
+        /// The entity tag of the uncompressed bytes; each encoding has its own.
         public let etag: String
         public let bytes: [UInt8]
-        /// The header lines of a full response, under each caching rule.
-        let immutableHeaders: [UInt8]
-        let revalidatedHeaders: [UInt8]
+        /// Identity first, then each encoding that saves bytes, in the order
+        /// the server prefers them.
+        public let variants: [Variant]
+        /// The encodings on offer besides identity.
+        let offered: [ContentCoding]
 
-        init(name: String, hashedName: String, contentType: String, etag: String, bytes: [UInt8]) {
+        init(name: String, hashedName: String, contentType: String, etag: String, bytes: [UInt8], encoded: [(ContentCoding, [UInt8])]) {
             self.name = name
             self.hashedName = hashedName
             self.contentType = contentType
             self.etag = etag
             self.bytes = bytes
+            let negotiable = !encoded.isEmpty
+            variants = ([(ContentCoding.identity, bytes)] + encoded).map { coding, bytes in
+                Variant(coding: coding, bytes: bytes, etag: coding.tag(etag), contentType: contentType, negotiable: negotiable)
+            }
+            offered = encoded.map(\.0)
+        }
+
+        public func variant(_ coding: ContentCoding) -> Variant? { variants.first { $0.coding == coding } }
+    }
+
+    /// One encoding of an asset, with the header lines of its full response
+    /// under each caching rule written once, at start.
+    public struct Variant: Sendable {
+        public let coding: ContentCoding
+        public let bytes: [UInt8]
+        public let etag: String
+        let negotiable: Bool
+        let immutableHeaders: [UInt8]
+        let revalidatedHeaders: [UInt8]
+
+        init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, negotiable: Bool) {
+            self.coding = coding
+            self.bytes = bytes
+            self.etag = etag
+            self.negotiable = negotiable
+            let encoding = coding == .identity ? "" : "Content-Encoding: \(coding.rawValue)\r\n"
+            let vary = negotiable ? "Vary: Accept-Encoding\r\n" : ""
             func lines(_ cacheControl: String) -> [UInt8] {
-                Array("Content-Type: \(contentType)\r\nCache-Control: \(cacheControl)\r\nETag: \(etag)\r\nAccept-Ranges: bytes\r\n".utf8)
+                Array("Content-Type: \(contentType)\r\n\(encoding)\(vary)Cache-Control: \(cacheControl)\r\nETag: \(etag)\r\nAccept-Ranges: bytes\r\n".utf8)
             }
             immutableHeaders = lines(StaticFiles.immutable)
             revalidatedHeaders = lines(StaticFiles.revalidated)
@@ -33,12 +64,16 @@ public final class StaticFiles: Sendable {
 
     static let immutable = "public, max-age=31536000, immutable"
     static let revalidated = "public, no-cache"
+    /// File extensions worth compressing; the rest (images, sound) already are.
+    static let compressible: Set<String> = ["css", "js", "mjs", "svg", "json", "webmanifest", "txt", "html"]
 
     private let byHashedName: [String: Asset]
     private let byName: [String: Asset]
     public let prefix: String
 
-    /// Loads every regular file below `directory` (dot-files skipped).
+    /// Loads every regular file below `directory` (dot-files skipped) and
+    /// compresses the text ones at the highest settings, keeping an encoding
+    /// only when it is smaller.
     public init(directory: String, prefix: String = "/static/") throws(ServerError) {
         self.prefix = prefix
         var hashed: [String: Asset] = [:]
@@ -49,9 +84,11 @@ public final class StaticFiles: Sendable {
             }
             let digest = Self.hexDigest(bytes)
             let hashedName = Self.insertHash(String(digest.prefix(10)), into: relative)
+            let ext = relative.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            let encoded = Self.compressible.contains(ext) ? Self.precompressed(bytes, digest: digest) : []
             let asset = Asset(
                 name: relative, hashedName: hashedName, contentType: MediaType.forFilename(relative),
-                etag: "\"\(digest.prefix(20))\"", bytes: bytes)
+                etag: "\"\(digest.prefix(20))\"", bytes: bytes, encoded: encoded)
             hashed[hashedName] = asset
             plain[relative] = asset
         }
@@ -83,33 +120,58 @@ public final class StaticFiles: Sendable {
         } else {
             return nil
         }
+        let rangeHeader = head.headers["Range"]
+        // A range counts bytes of one representation; identity is the one
+        // every client can use, so ranges always address it.
+        var variant = asset.variants[0]
+        if rangeHeader == nil, !asset.offered.isEmpty {
+            let coding = AcceptEncoding.choose(head.headers["Accept-Encoding"], offered: asset.offered)
+            if coding != .identity, let chosen = asset.variant(coding) { variant = chosen }
+        }
         // The common case — the whole file, no conditions — uses the header
         // lines built when the asset was loaded.
-        if head.headers["Range"] == nil && head.headers["If-None-Match"] == nil {
-            var response = Response(status: .ok, body: .bytes(asset.bytes))
-            response.preparedHeaders = immutable ? asset.immutableHeaders : asset.revalidatedHeaders
+        let conditional = head.headers["If-None-Match"]
+        if rangeHeader == nil && conditional == nil {
+            var response = Response(status: .ok, body: .bytes(variant.bytes))
+            response.preparedHeaders = immutable ? variant.immutableHeaders : variant.revalidatedHeaders
             return response
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", asset.contentType)
+        if variant.coding != .identity { headers.add("Content-Encoding", variant.coding.rawValue) }
+        if variant.negotiable { headers.add("Vary", "Accept-Encoding") }
         headers.add("Cache-Control", immutable ? Self.immutable : Self.revalidated)
-        headers.add("ETag", asset.etag)
+        headers.add("ETag", variant.etag)
         headers.add("Accept-Ranges", "bytes")
-        if let candidates = head.headers["If-None-Match"], ETag.matches(candidates, asset.etag) {
+        if let conditional, ETag.matches(conditional, variant.etag) {
             return Response(status: .notModified, headers: headers)
         }
-        let length = Int64(asset.bytes.count)
-        let ifRangeHolds = head.headers["If-Range"].map { $0 == asset.etag } ?? true
-        let range = ByteRange(header: ifRangeHolds ? head.headers["Range"] : nil, length: length)
+        let length = Int64(variant.bytes.count)
+        let ifRangeHolds = head.headers["If-Range"].map { $0 == variant.etag } ?? true
+        let range = ByteRange(header: ifRangeHolds ? rangeHeader : nil, length: length)
         if let contentRange = range.contentRange(length: length) { headers.add("Content-Range", contentRange) }
         switch range {
         case .full:
-            return Response(status: .ok, headers: headers, body: .bytes(asset.bytes))
+            return Response(status: .ok, headers: headers, body: .bytes(variant.bytes))
         case .partial(let bytes):
-            return Response(status: .partialContent, headers: headers, body: .bytes(Array(asset.bytes[Int(bytes.lowerBound)...Int(bytes.upperBound)])))
+            return Response(status: .partialContent, headers: headers, body: .bytes(Array(variant.bytes[Int(bytes.lowerBound)...Int(bytes.upperBound)])))
         case .unsatisfiable:
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
+    }
+
+    /// Brotli at quality 11 takes about a second for Kith's stylesheets and
+    /// scripts, and the tests start hundreds of servers in one process: the
+    /// results are kept for the process, by content digest.
+    private static let compressedCache = Mutex<[String: [(ContentCoding, [UInt8])]]>([:])
+
+    static func precompressed(_ bytes: [UInt8], digest: String) -> [(ContentCoding, [UInt8])] {
+        if let known = compressedCache.withLock({ $0[digest] }) { return known }
+        var encoded: [(ContentCoding, [UInt8])] = []
+        if let br = Compression.brotli(bytes, quality: 11), br.count < bytes.count { encoded.append((.br, br)) }
+        if let gz = Compression.gzip(bytes, level: 9), gz.count < bytes.count { encoded.append((.gzip, gz)) }
+        compressedCache.withLock { $0[digest] = encoded }
+        return encoded
     }
 
     // MARK: - Loading

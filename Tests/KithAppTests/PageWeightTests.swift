@@ -19,7 +19,7 @@ struct PageWeightTests {
     /// of what brotli will send); once it does, every response over 1 KB must
     /// arrive compressed and is weighed as it arrived, so a page that loses
     /// compression fails the budget or the encoding check, naming itself.
-    static let engineCompresses = false
+    static let engineCompresses = true
 
     struct Weight {
         var html = 0, css = 0, js = 0
