@@ -14,11 +14,10 @@ struct PageWeightTests {
     /// The budget for one page, HTML + CSS + JS, compressed.
     static let budget = 60 * 1024
 
-    /// Whether the engine compresses responses. Until it does, a response sent
-    /// plain is weighed as `gzip -9` would send it (a conservative estimate
-    /// of what brotli will send); once it does, every response over 1 KB must
-    /// arrive compressed and is weighed as it arrived, so a page that loses
-    /// compression fails the budget or the encoding check, naming itself.
+    /// The engine compresses responses (CompressionTests), so every response
+    /// over 1 KB must arrive compressed and is weighed as it arrived: a page
+    /// that loses compression fails the budget or the encoding check, naming
+    /// itself.
     static let engineCompresses = true
 
     struct Weight {
@@ -259,11 +258,11 @@ struct PageWeightTests {
         let weight = try scale.weigh(html: html, of: "/broken", htmlBytes: 0)
         #expect(scale.problems == ["/broken links /static/css/gone.css, which answered 404"])
         #expect(weight.js > 1000, "app.js and the modules it imports are weighed")
-        // Demanding compression: the plain stylesheet is named until the
-        // engine compresses, and passes once it does.
+        // Demanding compression: the engine sends the stylesheet compressed,
+        // so nothing is named.
         let strict = try Scale(WebSession(port: app.port), requireCompression: true)
         _ = try strict.weigh("/signin")
-        #expect(strict.problems.contains { $0.contains("/css/app.") && $0.contains("sent uncompressed") } == !Self.engineCompresses)
+        #expect(strict.problems.isEmpty)
         let source = "import * as queue from \"./queue.js\";\nconst m = import(\"./motion.js\");\nimport { a } from '../x/y.js';\n"
         #expect(Self.imports(in: source) == ["./queue.js", "./motion.js", "../x/y.js"])
         #expect(Self.resolve("./motion.js", against: "/static/js/app.1a2b.js") == "/static/js/motion.js")
