@@ -2,7 +2,7 @@
 #
 #   make run     install missing Debian packages, build, serve on ./data
 #   make test    the same set-up, then every test
-#   make bench   release build, then the benchmark table (needs wrk)
+#   make bench   release build, then every benchmark figure beside its target
 #   make bench-attack  release build, then the figures under attack
 #   make fuzz    build the libFuzzer harnesses, run each for SECONDS (60)
 #   make map     regenerate the plate game's maps from the vendored map data
@@ -98,9 +98,9 @@ bench: release bench-deps
 	python3 Scripts/bench_app.py $(APP_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
-	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)
 	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
+	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 
 # Only the figures under attack: memory under an upload flood, a signed-in
 # page's latency under a sign-up flood, connections one address can hold.
