@@ -27,7 +27,7 @@ import tempfile
 import time
 from urllib.parse import urlencode
 
-from benchkit import cpu_ticks, print_targets
+from benchkit import cpu_ticks, print_targets, start_kith
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KITH = os.path.join(ROOT, ".build", "release", "kith")
@@ -107,17 +107,7 @@ def sign_up(port, username):
 
 
 def start(kith, data):
-    proc = subprocess.Popen([kith, "serve", "--dev", "--quiet", "--port", "0", "--data", data],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    deadline = time.time() + 30
-    banner = ""
-    while time.time() < deadline:
-        banner += proc.stdout.readline()
-        m = re.search(r"(?:listening on [^:\s]+:|http://127\.0\.0\.1:)(\d+)", banner)
-        if m:
-            return proc, int(m.group(1))
-    proc.kill()
-    raise RuntimeError("kith did not start: " + banner)
+    return start_kith(kith, data, "--dev")
 
 
 def statements_run(browser):

@@ -32,7 +32,7 @@ import time
 import urllib.parse
 import uuid
 
-from benchkit import cpu_seconds, print_targets
+from benchkit import cpu_seconds, print_targets, start_kith
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -152,18 +152,7 @@ def sign_up(port, username):
 
 
 def start(kith, data, photo_mb=30):
-    proc = subprocess.Popen([kith, "serve", "--port", "0", "--data", data, "--quiet", "--root", ROOT,
-                             "--max-photo-mb", str(photo_mb)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    deadline = time.time() + 30
-    banner = ""
-    while time.time() < deadline:
-        banner += proc.stdout.readline()
-        m = re.search(r"(?:listening on [^:\s]+:|http://127\.0\.0\.1:)(\d+)", banner)
-        if m:
-            return proc, int(m.group(1))
-    proc.kill()
-    raise RuntimeError("kith did not start: " + banner)
+    return start_kith(kith, data, "--root", ROOT, "--max-photo-mb", str(photo_mb))
 
 
 def phone_bytes(browser, page, device_pixels=3, viewport=375):

@@ -1,5 +1,6 @@
 """What Kith's benchmark scripts share: ports, processes and their figures."""
 import os
+import re
 import shutil
 import signal
 import socket
@@ -73,3 +74,19 @@ def stop(process, scratch=None):
     stop_all([process], timeout=30)
     if scratch:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def start_kith(kith, data, *options):
+    """Starts `kith serve` on a port of its choosing and returns the process
+    and the port its start-up banner names."""
+    proc = subprocess.Popen([kith, "serve", "--port", "0", "--data", data, "--quiet", *options],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.time() + 30
+    banner = ""
+    while time.time() < deadline:
+        banner += proc.stdout.readline()
+        m = re.search(r"(?:listening on [^:\s]+:|http://127\.0\.0\.1:)(\d+)", banner)
+        if m:
+            return proc, int(m.group(1))
+    proc.kill()
+    raise RuntimeError("kith did not start: " + banner)

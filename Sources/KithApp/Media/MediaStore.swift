@@ -138,6 +138,42 @@ public final class MediaStore: Sendable {
         }
     }
 
+    /// The photos still to do, oldest first: new uploads, and photos stored
+    /// before variants existed (no row yet).
+    func nextPhotoWithoutVariants(_ db: some Queryable) throws -> (sha256: String, mimeType: String)? {
+        try db.queryOne("""
+            SELECT f.sha256, f.mime_type FROM media_files f LEFT JOIN media_photos p ON p.sha256 = f.sha256
+            WHERE f.kind = 'photo' AND (p.state IS NULL OR p.state = 'pending')
+            ORDER BY f.created_at, f.sha256 LIMIT 1
+            """).map { (try $0.get("sha256"), try $0.get("mime_type")) }
+    }
+
+    /// Records a photo's variants and its finished state. False, recording
+    /// nothing, when the photo was removed while they were being made: its
+    /// variant files then go once the transaction commits.
+    func recordVariants(
+        _ tx: Transaction, of sha256: String, shown: (width: Int, height: Int)?,
+        made: [(PhotoVariants.Made, (sha256: String, byteCount: Int64))], failed: Bool, now: Int64
+    ) throws -> Bool {
+        guard try tx.queryOne("SELECT 1 FROM media_files WHERE sha256 = \(sha256)") != nil else {
+            try unlinkVariantsAfterCommit(tx, made.map(\.1.sha256))
+            return false
+        }
+        for (variant, file) in made {
+            try tx.execute("""
+                INSERT OR REPLACE INTO media_variants (source_sha256, width, height, format, sha256, byte_count)
+                VALUES (\(sha256), \(variant.width), \(variant.height), \(variant.format.rawValue), \(file.sha256), \(file.byteCount))
+                """)
+        }
+        try tx.execute("""
+            INSERT INTO media_photos (sha256, width, height, state, updated_at)
+            VALUES (\(sha256), \(shown?.width), \(shown?.height), \(failed ? "failed" : "ready"), \(now))
+            ON CONFLICT (sha256) DO UPDATE SET width = excluded.width, height = excluded.height,
+                state = excluded.state, updated_at = excluded.updated_at
+            """)
+        return true
+    }
+
     func whenPhotoStored(_ observer: @escaping @Sendable () -> Void) {
         photoObservers.withLock { $0.append(observer) }
     }

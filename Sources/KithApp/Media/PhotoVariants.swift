@@ -186,16 +186,6 @@ enum PhotoVariants {
 
     // MARK: The background maker
 
-    /// The photos still to do, oldest first: new uploads, and photos stored
-    /// before variants existed (no row yet).
-    static func next(_ db: some Queryable) throws -> (sha256: String, mimeType: String)? {
-        try db.queryOne("""
-            SELECT f.sha256, f.mime_type FROM media_files f LEFT JOIN media_photos p ON p.sha256 = f.sha256
-            WHERE f.kind = 'photo' AND (p.state IS NULL OR p.state = 'pending')
-            ORDER BY f.created_at, f.sha256 LIMIT 1
-            """).map { (try $0.get("sha256"), try $0.get("mime_type")) }
-    }
-
     /// Makes variants one photo at a time on a plain thread (libvips blocks
     /// for whole seconds on a 12-megapixel photo; never Swift's cooperative
     /// pool). Woken by `nudge` after an upload commits, and every few
@@ -235,7 +225,7 @@ enum PhotoVariants {
         /// Makes one photo's variants; false when there was none to make.
         func makeNext() -> Bool {
             do {
-                guard let job = try database.read({ try PhotoVariants.next($0) }) else { return false }
+                guard let job = try database.read({ try media.nextPhotoWithoutVariants($0) }) else { return false }
                 try make(job.sha256, mimeType: job.mimeType)
                 return true
             } catch {
@@ -258,24 +248,8 @@ enum PhotoVariants {
             let stored = try made.map { ($0, try media.storeMade($0.bytes)) }
             let now = clock()
             try database.write { tx in
-                // Removed while it was being made: its variants go too.
-                guard try tx.queryOne("SELECT 1 FROM media_files WHERE sha256 = \(sha256)") != nil else {
-                    try media.unlinkVariantsAfterCommit(tx, stored.map(\.1.sha256))
-                    return
-                }
-                for (variant, file) in stored {
-                    try tx.execute("""
-                        INSERT OR REPLACE INTO media_variants (source_sha256, width, height, format, sha256, byte_count)
-                        VALUES (\(sha256), \(variant.width), \(variant.height), \(variant.format.rawValue), \(file.sha256), \(file.byteCount))
-                        """)
-                }
-                let state = failure == nil ? "ready" : "failed"
-                try tx.execute("""
-                    INSERT INTO media_photos (sha256, width, height, state, updated_at)
-                    VALUES (\(sha256), \(shown?.width), \(shown?.height), \(state), \(now))
-                    ON CONFLICT (sha256) DO UPDATE SET width = excluded.width, height = excluded.height,
-                        state = excluded.state, updated_at = excluded.updated_at
-                    """)
+                guard try media.recordVariants(tx, of: sha256, shown: shown, made: stored,
+                                               failed: failure != nil, now: now) else { return }
                 if !stored.isEmpty { try ready(tx, sha256) }
             }
             if let failure {
