@@ -26,6 +26,9 @@ public enum PlateRole: String, Sendable, DatabaseValueConvertible {
     var canChangeRules: Bool { self == .host }
     var canRotateCode: Bool { self == .host }
     var canRemovePlayers: Bool { self == .host }
+    /// Ending, resuming and starting the next trip: one decision, since each
+    /// changes which board everybody plays on.
+    var canManageTrips: Bool { self == .host }
 }
 
 /// Which regions a game counts. Rulesets are rows (`plate_rulesets`, with

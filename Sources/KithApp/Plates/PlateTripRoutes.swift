@@ -29,14 +29,14 @@ enum PlateTripRoutes {
     static func controls(_ db: some Queryable, game: PlateGameScope, zone: String) throws -> PlateTripControls {
         let endedAt = try PlateTripStore.endedAt(db, gameID: game.id)
         let nextTrip = try PlateTripStore.next(db, gameID: game.id)
-        let isHost = game.role == .host
+        let canManage = game.role.canManageTrips
         var controls = PlateTripControls(
             page: page.path(game.id), endedOn: endedAt.map { day($0, zone: zone) },
-            endAction: isHost && endedAt == nil ? end.path(game.id) : nil, nextAction: isHost ? next.path(game.id) : nil,
+            endAction: canManage && endedAt == nil ? end.path(game.id) : nil, nextAction: canManage ? next.path(game.id) : nil,
             nextTrip: nextTrip.map { PlateRoutes.show.path($0) })
         controls.endConfirmation = endConfirmation(game.name)
         // Ending is undone by resuming, until the next trip takes over.
-        controls.resumeAction = isHost && endedAt != nil && nextTrip == nil ? resume.path(game.id) : nil
+        controls.resumeAction = canManage && endedAt != nil && nextTrip == nil ? resume.path(game.id) : nil
         return controls
     }
 
@@ -83,12 +83,12 @@ enum PlateTripRoutes {
 
     static func endPost(_ context: RequestContext) throws -> Response {
         let game = try context.load(PlateGameScope.self, parameter: "game")
-        guard game.role == .host else { throw HTTPError.forbidden("Only the host can end the trip.") }
+        guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can end the trip.") }
         if let page = context.unconfirmed(endConfirmation(game.name), cancel: PlateRoutes.show.path(game.id)) { return page }
         let app = context.app
         let now = app.now
         try context.write(PlateGameScope.self, parameter: "game") { tx, game in
-            guard game.role == .host else { throw HTTPError.forbidden("Only the host can end the trip.") }
+            guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can end the trip.") }
             if try PlateTripStore.end(tx, gameID: game.id, now: now) {
                 try PlateRoutes.publishAfterCommit(tx, app, gameID: game.id)
             }
@@ -102,10 +102,10 @@ enum PlateTripRoutes {
     /// the players' spots between them.
     static func resumePost(_ context: RequestContext) throws -> Response {
         let game = try context.load(PlateGameScope.self, parameter: "game")
-        guard game.role == .host else { throw HTTPError.forbidden("Only the host can resume the trip.") }
+        guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can resume the trip.") }
         let app = context.app
         try context.write(PlateGameScope.self, parameter: "game") { tx, game in
-            guard game.role == .host else { throw HTTPError.forbidden("Only the host can resume the trip.") }
+            guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can resume the trip.") }
             guard try PlateTripStore.next(tx, gameID: game.id) == nil else {
                 throw HTTPError(.conflict, "The next trip has started already, so this one stays ended. Carry on in the next one.")
             }
@@ -121,11 +121,11 @@ enum PlateTripRoutes {
     /// players; a second tap finds the trip the first one started.
     static func nextPost(_ context: RequestContext) throws -> Response {
         let game = try context.load(PlateGameScope.self, parameter: "game")
-        guard game.role == .host else { throw HTTPError.forbidden("Only the host can start the next trip.") }
+        guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can start the next trip.") }
         let app = context.app
         let now = app.now
         let nextID = try context.write(PlateGameScope.self, parameter: "game") { tx, game -> Int64 in
-            guard game.role == .host else { throw HTTPError.forbidden("Only the host can start the next trip.") }
+            guard game.role.canManageTrips else { throw HTTPError.forbidden("Only the host can start the next trip.") }
             if let existing = try PlateTripStore.next(tx, gameID: game.id) { return existing }
             _ = try PlateTripStore.end(tx, gameID: game.id, now: now)
             let id = try PlateTripStore.startNext(tx, after: game.id, now: now)
