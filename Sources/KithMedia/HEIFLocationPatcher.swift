@@ -11,6 +11,9 @@ struct HEIFLocationPatcher {
     let file: FileDescriptor
 
     private static let maximumMetaBytes: UInt64 = 8 << 20
+    /// A phone's photo has a few dozen items (tiles, a thumbnail, Exif), one
+    /// extent each; far more is not a photo.
+    static let maximumExtents: UInt64 = 16_384
 
     private struct Box {
         var offset: Int
@@ -27,7 +30,11 @@ struct HEIFLocationPatcher {
         // The top-level boxes, read header by header until `meta`.
         var offset: UInt64 = 0
         var metaRange: (start: UInt64, size: UInt64)?
-        while offset + 8 <= fileSize {
+        // A photo's `meta` comes right after `ftyp`; a file of tiny boxes
+        // would otherwise cost one read per eight bytes.
+        var boxesLeft = 1_024
+        while offset + 8 <= fileSize, boxesLeft > 0 {
+            boxesLeft -= 1
             let header = try file.read(count: Int(min(16, fileSize - offset)), at: offset)
             var size = UInt64(header.u32be(at: 0)!)
             if size == 1 {
@@ -55,23 +62,38 @@ struct HEIFLocationPatcher {
         guard let iloc = children.first(where: { $0.type == "iloc" }) else { throw MediaFileError.malformed("HEIF without iloc") }
         let idat = children.first { $0.type == "idat" }
         let extents = try Self.extents(meta, iloc, of: Set(items.map(\.id)))
+        // Every range is checked before any byte is written, so a file refused
+        // halfway is not left half patched.
+        let metaBytes = metaRange.start..<metaRange.start + metaRange.size
+        let idatBytes = idat.map { UInt64(base + $0.payload)..<UInt64(base + $0.end) }
+        var zeroed: [UInt32: [Range<UInt64>]] = [:]
         for item in items {
-            try file.write(Array("free".utf8), at: UInt64(base + item.typeOffset))
             for extent in extents[item.id] ?? [] {
-                let origin: UInt64
+                // Where the offset counts from, and the span the bytes must lie in:
+                // the file outside `meta`, or `idat`'s payload.
+                let within: Range<UInt64>
                 switch extent.method {
-                case 0: origin = 0
+                case 0: within = 0..<fileSize
                 case 1:
-                    guard let idat else { throw MediaFileError.malformed("item \(item.id) in a missing idat") }
-                    origin = UInt64(base + idat.payload)
+                    guard let idatBytes else { throw MediaFileError.malformed("item \(item.id) in a missing idat") }
+                    within = idatBytes
                 default: throw MediaFileError.malformed("item \(item.id) built from other items")
                 }
-                let (start, past) = origin.addingReportingOverflow(extent.offset)
-                // A length of 0 means "to the end of the file".
-                let (end, beyond) = extent.length == 0 ? (fileSize, false) : start.addingReportingOverflow(extent.length)
-                guard !past, !beyond, start <= end, end <= fileSize else { throw MediaFileError.malformed("item \(item.id) outside the file") }
-                try file.writeZeros(start..<end)
+                let (start, past) = within.lowerBound.addingReportingOverflow(extent.offset)
+                // A length of 0 means "to the end" of the file or of idat.
+                let (end, beyond) = extent.length == 0 ? (within.upperBound, false) : start.addingReportingOverflow(extent.length)
+                guard !past, !beyond, start <= end, end <= within.upperBound else {
+                    throw MediaFileError.malformed("item \(item.id) outside its data")
+                }
+                if extent.method == 0, start < metaBytes.upperBound, end > metaBytes.lowerBound {
+                    throw MediaFileError.malformed("item \(item.id) overlaps the meta box")
+                }
+                zeroed[item.id, default: []].append(start..<end)
             }
+        }
+        for item in items {
+            try file.write(Array("free".utf8), at: UInt64(base + item.typeOffset))
+            for range in zeroed[item.id] ?? [] { try file.writeZeros(range) }
             report.removed.append("HEIF \(item.name) item \(item.id)")
             if item.name == "Exif" { report.removedLocation = true }
         }
@@ -172,12 +194,18 @@ struct HEIFLocationPatcher {
         let indexSize = version == 0 ? 0 : Int(sizes.1 & 15)
         let count = try number(version < 2 ? 2 : 4)
         var found: [UInt32: [Extent]] = [:]
+        // Fields may be zero bytes wide, so an extent can take no room at all:
+        // without a cap, a few megabytes of items each claiming 65,535 empty
+        // extents would keep a worker looping for hours.
+        var extentsLeft = maximumExtents
         for _ in 0..<count {
             let id = UInt32(try number(version < 2 ? 2 : 4))
             let method = version == 0 ? 0 : Int(try number(2) & 15)
             _ = try number(2)  // data_reference_index
             let baseOffset = try number(baseSize)
             let extentCount = try number(2)
+            guard extentCount <= extentsLeft else { throw MediaFileError.malformed("iloc lists more than \(maximumExtents) extents") }
+            extentsLeft -= extentCount
             for _ in 0..<extentCount {
                 _ = try number(indexSize)
                 let offset = try number(offsetSize)

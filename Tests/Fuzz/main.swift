@@ -21,6 +21,7 @@ let harnesses: [any FuzzHarness.Type] = [
     MediaSnifferHarness.self,
     MetadataStripperHarness.self,
     ISOLocationPatcherHarness.self,
+    HEIFLocationPatcherHarness.self,
 ]
 
 /// libFuzzer re-runs the binary with the arguments it was given (`-fork`,
