@@ -26,7 +26,7 @@ TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python
 	libimage-exiftool-perl ffmpeg util-linux
 # Only the benchmark needs these; `make bench` installs them the same way.
 # nginx: the static rows are ratios to nginx serving the same files in the same run.
-BENCH_PACKAGES := wrk nginx
+BENCH_PACKAGES := wrk nginx valgrind
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
@@ -96,6 +96,7 @@ bench-deps:
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_app.py $(APP_ARGS)
+	python3 Scripts/bench_requestpath.py $(PATH_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)

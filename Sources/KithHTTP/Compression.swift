@@ -137,10 +137,44 @@ public enum Compression {
 
     /// Whether a body of this type shrinks when compressed: text does,
     /// images, audio, video and fonts already are.
+    /// Asked of every page a worker sends, so it reads the bytes in place:
+    /// splitting and lowercasing the header cost more than the rest of the
+    /// decision.
     public static func isCompressible(contentType: String) -> Bool {
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIISpaces().lowercased() } ?? ""
-        return type.hasPrefix("text/") || type == "application/json" || type.hasSuffix("+json")
-            || type == "application/javascript" || type == "image/svg+xml" || type.hasSuffix("+xml")
+        var text = contentType
+        return text.withUTF8 { all in
+            var end = all.firstIndex(of: UInt8(ascii: ";")) ?? all.count
+            var start = 0
+            while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
+            while end > start, all[end - 1] == 0x20 || all[end - 1] == 0x09 { end -= 1 }
+            let type = UnsafeBufferPointer(rebasing: all[start..<end])
+            return hasPrefix(type, "text/") || equals(type, "application/json") || hasSuffix(type, "+json")
+                || equals(type, "application/javascript") || equals(type, "image/svg+xml") || hasSuffix(type, "+xml")
+        }
+    }
+
+    /// ASCII case-insensitive comparisons against lowercase literals.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ lowercase: StaticString) -> Bool {
+        let count = lowercase.utf8CodeUnitCount
+        guard offset >= 0, offset + count <= bytes.count else { return false }
+        let expected = lowercase.utf8Start
+        for i in 0..<count {
+            let c = bytes[offset + i]
+            if (c >= 65 && c <= 90 ? c | 0x20 : c) != expected[i] { return false }
+        }
+        return true
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        bytes.count == lowercase.utf8CodeUnitCount && matches(bytes, at: 0, lowercase)
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        matches(bytes, at: 0, lowercase)
+    }
+
+    private static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        matches(bytes, at: bytes.count - lowercase.utf8CodeUnitCount, lowercase)
     }
 }
 

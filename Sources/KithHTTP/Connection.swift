@@ -96,11 +96,16 @@ final class Connection {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Buffers up to this size are kept between requests, so a keep-alive
+    /// client's next small request or response allocates nothing; larger
+    /// ones are freed, and a connection that starts streaming or lingering
+    /// drops both (`releaseBuffers`), so thousands of open streams stay cheap.
+    static let keptBufferBytes = 1024
+
     func consumeInput(_ count: Int) {
         inputStart += count
         if inputStart == input.count {
-            // Idle connections hold no buffer: thousands of open streams stay cheap.
-            input = []
+            input.removeAll(keepingCapacity: input.capacity <= Self.keptBufferBytes)
             inputStart = 0
         } else if inputStart > 4096 && inputStart * 2 > input.count {
             input.removeFirst(inputStart)
@@ -108,9 +113,20 @@ final class Connection {
         }
     }
 
-    func resetOutput() {
-        output = []
+    /// Empties `output`, keeping a small buffer for the next response head.
+    func clearOutput() {
+        output.removeAll(keepingCapacity: output.capacity <= Self.keptBufferBytes)
         outputOffset = 0
+    }
+
+    /// A long-lived or closing connection keeps no spare capacity.
+    func releaseBuffers() {
+        if input.isEmpty { input = [] }
+        if output.isEmpty { output = [] }
+    }
+
+    func resetOutput() {
+        clearOutput()
         body = []
         bodyOffset = 0
         if let file { close(file.descriptor) }

@@ -340,11 +340,8 @@ final class EventLoop: @unchecked Sendable {
         if n > 0 {
             // A short read means the socket is drained: skip the read that would say EAGAIN.
             if n < scratch.count { conn.readable = false }
-            if conn.input.isEmpty {
-                conn.input = Array(scratch[0..<n])
-            } else {
-                conn.input.append(contentsOf: scratch[0..<n])
-            }
+            // Into the connection's kept buffer when it has room (see `Connection.keptBufferBytes`).
+            conn.input.append(contentsOf: scratch[0..<n])
             if conn.phase == .readingHead && wasEmpty { conn.deadline = now + core.headerTimeout }
             if conn.phase == .readingBody { conn.deadline = now + core.bodyProgressTimeout }
             return true
@@ -700,8 +697,8 @@ final class EventLoop: @unchecked Sendable {
         if let connection = response.headers["Connection"], connection.lowercased() == "close" { conn.keepAlive = false }
 
         conn.resetOutput()
-        var out = conn.output
-        conn.output = []
+        var out: [UInt8] = []
+        swap(&out, &conn.output)
         out.reserveCapacity(512)
         writeHead(into: &out, response, exchange: exchange, contentLength: streaming || !bodyAllowed ? nil : length, keepAlive: conn.keepAlive)
         exchange.bodyLength = bodyAllowed && !exchange.headOnly ? length : 0
@@ -727,6 +724,7 @@ final class EventLoop: @unchecked Sendable {
             }
         case .stream(let start):
             conn.output = out
+            conn.releaseBuffers()
             conn.phase = .streaming
             if exchange.headOnly {
                 conn.phase = .writing
@@ -840,10 +838,7 @@ final class EventLoop: @unchecked Sendable {
                 return false
             }
         }
-        if conn.outputOffset > 0 {
-            conn.output = []
-            conn.outputOffset = 0
-        }
+        if conn.outputOffset > 0 { conn.clearOutput() }
         if conn.bodyOffset > 0 {
             conn.body = []
             conn.bodyOffset = 0

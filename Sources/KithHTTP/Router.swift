@@ -78,7 +78,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 parameters.values.append((name, path[index]))
             case .rest(let name):
                 guard index < path.count else { return nil }
-                parameters.values.append((name, path[index...].joined(separator: "/")))
+                // Joined by hand: the generic `joined(separator:)` walked
+                // the segments unspecialized, at a cost above the rest of routing.
+                var rest = path[index]
+                for segment in path[(index + 1)...] {
+                    rest += "/"
+                    rest += segment
+                }
+                parameters.values.append((name, rest))
                 return parameters
             }
             index += 1
@@ -305,15 +312,37 @@ struct RouteTable: Sendable {
     /// Splits and percent-decodes a path; `nil` when it cannot be decoded.
     /// Dot segments are refused outright rather than resolved: no Kith URL has one.
     static func segments(of path: String) -> [String]? {
-        var result: [String] = []
-        // Bytes, not Characters: grapheme breaking was most of the cost of
-        // serving a static file, and a byte check refuses at least as much.
-        for raw in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            guard let decoded = try? PercentDecoding.decodePathSegment(raw) else { return nil }
-            if decoded == "." || decoded == ".." || decoded.utf8.contains(UInt8(ascii: "/")) || decoded.utf8.contains(0) { return nil }
-            result.append(decoded)
+        var path = path
+        return path.withUTF8 { bytes -> [String]? in
+            var result: [String] = []
+            result.reserveCapacity(4)
+            // Bytes, not Characters: grapheme breaking was most of the cost of
+            // serving a static file, and a byte check refuses at least as much.
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                var escaped = false
+                while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                    if bytes[end] == UInt8(ascii: "%") { escaped = true }
+                    end += 1
+                }
+                defer { start = end + 1 }
+                if end == start { continue }
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if escaped {
+                    guard let decoded = try? PercentDecoding.decodePathSegment(raw) else { return nil }
+                    if decoded == "." || decoded == ".." || decoded.utf8.contains(UInt8(ascii: "/")) || decoded.utf8.contains(0) { return nil }
+                    result.append(decoded)
+                } else {
+                    // Nothing to decode, and no "/" inside by construction; a
+                    // NUL or a dot segment is refused from the bytes. They are
+                    // a slice of a String, so already valid UTF-8.
+                    if raw.contains(0) || raw.allSatisfy({ $0 == UInt8(ascii: ".") }) && raw.count <= 2 { return nil }
+                    result.append(String(decoding: raw, as: UTF8.self))
+                }
+            }
+            return result
         }
-        return result
     }
 }
 

@@ -7,7 +7,10 @@ import KithTemplates
 // template layers, so Kith's numbers compare with other frameworks on the
 // same work. `POST /fortunes` adds a row; the durability test uses it.
 //
-//   kith-bench [--port P] [--host H] [--data DIR] [--event-loops N] [--workers N] [--quiet]
+//   kith-bench [--port P] [--host H] [--data DIR] [--event-loops N] [--workers N] [--public DIR] [--quiet]
+//
+// With --public, the files of DIR are served under /static/ as `kith serve`
+// serves Public/, so the static path can be profiled without the app.
 
 // `kith-bench sse-clients --port P --streams N [--topics T]`: the SSE load client.
 if CommandLine.arguments.dropFirst().first == "sse-clients" {
@@ -35,6 +38,7 @@ struct Options {
     var eventLoops = 2
     var workers = 16
     var log = true
+    var publicDirectory: String?
 }
 
 var options = Options()
@@ -46,9 +50,10 @@ while let argument = arguments.popFirst() {
     case "--data": options.data = arguments.popFirst() ?? options.data
     case "--event-loops": options.eventLoops = arguments.popFirst().flatMap { Int($0) } ?? options.eventLoops
     case "--workers": options.workers = arguments.popFirst().flatMap { Int($0) } ?? options.workers
+    case "--public": options.publicDirectory = arguments.popFirst()
     case "--quiet": options.log = false
     default:
-        Console.error("usage: kith-bench [--host H] [--port P] [--data DIR] [--event-loops N] [--workers N] [--quiet]")
+        Console.error("usage: kith-bench [--host H] [--port P] [--data DIR] [--event-loops N] [--workers N] [--public DIR] [--quiet]")
         exit(2)
     }
 }
@@ -75,11 +80,20 @@ struct Fortune {
 
 enum FortunesPage {
     static func render(_ fortunes: [Fortune]) -> HTML {
-        var page: HTML = "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>"
-        page.reserveCapacity(256 + fortunes.count * 96)
-        for fortune in fortunes { page.append("<tr><td>\(fortune.id)</td><td>\(fortune.message)</td></tr>") }
-        page.append("</table></body></html>")
-        return page
+        // One buffer for the whole page, written through the same escaping
+        // interpolation a template uses: a separate HTML value per row cost
+        // an allocation and a copy each.
+        var page = HTML.StringInterpolation(literalCapacity: 256 + fortunes.count * 96, interpolationCount: 0)
+        page.appendLiteral("<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>")
+        for fortune in fortunes {
+            page.appendLiteral("<tr><td>")
+            page.appendInterpolation(fortune.id)
+            page.appendLiteral("</td><td>")
+            page.appendInterpolation(fortune.message)
+            page.appendLiteral("</td></tr>")
+        }
+        page.appendLiteral("</table></body></html>")
+        return HTML(stringInterpolation: page)
     }
 }
 
@@ -116,7 +130,8 @@ router.on(plaintext) { _ in
 router.on(fortunes) { _ in
     var list = try database.read { db in
         try db.query("SELECT id, message FROM fortune").map { row in
-            Fortune(id: try row.get("id"), message: try row.get("message"))
+            // By position: the query names its two columns in this order.
+            Fortune(id: try row.get(0), message: try row.get(1))
         }
     }
     list.append(Fortune(id: 0, message: "Additional fortune added at request time."))
@@ -134,6 +149,22 @@ router.on(addFortune) { context in
         return tx.lastInsertRowID
     }
     return Response.text("\(id)\n", status: .created)
+}
+
+if let directory = options.publicDirectory {
+    let assets: StaticFiles
+    do {
+        assets = try StaticFiles(directory: directory)
+    } catch {
+        Console.error("kith-bench: \(error)")
+        exit(1)
+    }
+    router.on(Route(.get, "/static/*file", runsInline: true)) { context in
+        guard let name = context.request.parameters["file"], let response = assets.response(for: name, head: context.request.head) else {
+            throw HTTPError.notFound()
+        }
+        return response
+    }
 }
 
 struct BenchResponder: HTTPResponder {
