@@ -4,6 +4,7 @@
 #   make test    the same set-up, then every test
 #   make bench   release build, then every benchmark figure beside its target
 #   make bench-attack  release build, then the figures under attack
+#   make bench-profile release build, then the request path counted by callgrind
 #   make fuzz    build the libFuzzer harnesses, run each for SECONDS (60)
 #   make map     regenerate the plate game's maps from the vendored map data
 #   make map-source  re-extract the North America map data from Natural Earth
@@ -36,7 +37,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps bench-attack fuzz install clean map map-source
+.PHONY: all deps test-deps build release run test bench bench-deps bench-profile bench-attack fuzz install clean map map-source
 
 all: build
 
@@ -96,12 +97,17 @@ bench-deps:
 bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_app.py $(APP_ARGS)
-	python3 Scripts/bench_requestpath.py $(PATH_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)
 	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
+
+# The request path under callgrind: instructions, mallocs and system calls
+# per request, figures no other load on the machine can move. Slow (about
+# 13 minutes, most of it precompressing assets under valgrind), so apart.
+bench-profile: release bench-deps
+	python3 Scripts/bench_requestpath.py $(PATH_ARGS)
 
 # Only the figures under attack: memory under an upload flood, a signed-in
 # page's latency under a sign-up flood, connections one address can hold.
