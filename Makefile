@@ -15,8 +15,9 @@
 # resizing photos into the variants pages fetch, and reading HEIC (through
 # libheif), which beats any decoder written by hand. zlib1g-dev,
 # libbrotli-dev: gzip and brotli, for assets compressed at start and pages on the fly.
+# libpq-dev: the PostgreSQL client, for `kith serve --database postgres://…`.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin libvips-dev \
-	zlib1g-dev libbrotli-dev
+	zlib1g-dev libbrotli-dev libpq-dev
 # The tests drive headless Chromium through chromedriver to check the page
 # scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,
@@ -25,6 +26,8 @@ DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode
 # small descriptor limit (prlimit, in util-linux).
 TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python3-pip default-jre-headless \
 	libimage-exiftool-perl ffmpeg util-linux
+# `make test-postgres` runs the tests against a throwaway PostgreSQL cluster.
+PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.
 # nginx: the static rows are ratios to nginx serving the same files in the same run.
 BENCH_PACKAGES := wrk nginx valgrind
@@ -37,7 +40,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test bench bench-deps bench-profile bench-attack fuzz install clean map map-source
+.PHONY: all deps test-deps build release run test test-postgres bench bench-deps bench-profile bench-attack fuzz install clean map map-source
 
 all: build
 
@@ -90,6 +93,19 @@ test-deps:
 test: deps test-deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+# The same tests with KITH_TEST_DATABASE set: the storage suites run on both
+# backends and the app harness gives each server a database of its own. The
+# cluster lives in a temporary directory and is removed however the run ends.
+# TEST_ARGS narrows the run, e.g. TEST_ARGS="--filter KithStorageTests".
+test-postgres: deps test-deps
+	$(call ensure_packages,$(PG_TEST_PACKAGES))
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	@cluster=$$(mktemp -d /tmp/kith-pg.XXXXXX); \
+	trap 'Scripts/pg-cluster.sh stop "$$cluster"' EXIT INT TERM; \
+	url=$$(Scripts/pg-cluster.sh start "$$cluster") || exit 1; \
+	echo "PostgreSQL test cluster at $$url"; \
+	KITH_TEST_DATABASE="$$url" $(SWIFT) test --skip-build $(SWIFT_FLAGS) $(TEST_ARGS)
 
 bench-deps:
 	$(call ensure_packages,$(BENCH_PACKAGES))

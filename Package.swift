@@ -4,7 +4,7 @@ import PackageDescription
 // Kith: the `kith` executable (and `kith-bench`) over these modules.
 //   KithSync       the lock the engine and storage share
 //   KithHTTP       the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
-//   KithStorage    SQLite: connections, binding interpolation, migrations, backup
+//   KithStorage    SQLite or PostgreSQL: connections, binding interpolation, migrations, backup
 //   KithTemplates  HTML values that escape by default (the Templates/ folder)
 //   KithCrypto     tokens, digests, password hashing, Web Push, JSON strings
 //   KithMedia      media files as bytes: kinds, location stripping, zip archives
@@ -19,6 +19,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq: the PostgreSQL backend, chosen with `--database postgres://…`.
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         // libssl for the outbound HTTPS client that delivers Web Push messages.
         .systemLibrary(name: "CSSL", path: "Sources/CSSL", providers: [.apt(["libssl-dev"])]),
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "KithSync", path: "Sources/KithSync"),
         .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
-        .target(name: "KithStorage", dependencies: ["CSQLite", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
+        .target(name: "KithStorage", dependencies: ["CSQLite", "CPostgres", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         // Random tokens, digests, HMAC and Argon2id password hashing for accounts and sessions.
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),

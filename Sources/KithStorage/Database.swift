@@ -9,7 +9,8 @@ import CSQLite
 import KithSync
 import Synchronization
 
-/// A SQLite database file opened for a multi-threaded server: one writer
+/// A SQLite database file (or a PostgreSQL database, see
+/// `init(postgresURL:)`) opened for a multi-threaded server: one writer
 /// connection and a pool of read-only connections.
 ///
 /// All calls are synchronous and block the calling thread; they are meant for
@@ -36,7 +37,9 @@ public final class Database: Sendable {
         public init() {}
     }
 
+    /// The file for SQLite; for PostgreSQL, the URL without its password.
     public let path: String
+    public let dialect: SQLDialect
     private let writer: Lock<Connection?>
     /// The thread inside `write`, or 0; see `Connection.owner` for why a relaxed
     /// load is enough to detect re-entry.
@@ -53,46 +56,74 @@ public final class Database: Sendable {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         precondition(configuration.readerCount >= 1, "a Database needs at least one reader")
         self.path = path
+        self.dialect = .sqlite
         let counter = StatementCounter()
         self.counter = counter
         // The writer first: it creates the file and switches it to WAL, which a
         // read-only connection cannot do.
-        let writer = try Connection.open(
+        let writer = try Connection(.sqlite(SQLiteConnection.open(
             path: path,
             readOnly: false,
             busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
             statementCacheCapacity: configuration.statementCacheCapacity
-        )
-        // One reader now, so a file that cannot be read fails here; the rest
-        // open when concurrent reads first need them.
+        )))
+        let open: ReaderPool.Opener = { () throws(DatabaseError) in
+            try Connection(.sqlite(SQLiteConnection.open(
+                path: path,
+                readOnly: true,
+                busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+                statementCacheCapacity: configuration.statementCacheCapacity
+            )))
+        }
+        (self.writer, self.readers) = try Self.pool(writer: writer, readers: configuration.readerCount, counter: counter, open: open)
+    }
+
+    /// Opens a PostgreSQL database: `url` is a libpq connection string or
+    /// `postgres://` URL. `readerCount` sessions serve reads and one more
+    /// serves this process's writes; all open on demand except the first
+    /// two, so an unreachable server fails here.
+    public init(postgresURL url: String, configuration: Configuration = Configuration()) throws {
+        precondition(configuration.readerCount >= 1, "a Database needs at least one reader")
+        self.path = Self.redacted(url)
+        self.dialect = .postgres
+        let counter = StatementCounter()
+        self.counter = counter
+        let open: ReaderPool.Opener = { () throws(DatabaseError) in
+            try Connection(.postgres(PostgresConnection.open(url: url, statementCacheCapacity: configuration.statementCacheCapacity)))
+        }
+        (self.writer, self.readers) = try Self.pool(writer: open(), readers: configuration.readerCount, counter: counter, open: open)
+    }
+
+    /// The writer and a reader pool whose first reader is open already, so a
+    /// database that cannot be read fails at once.
+    private static func pool(writer: Connection, readers: Int, counter: StatementCounter, open: @escaping ReaderPool.Opener) throws -> (Lock<Connection?>, ReaderPool) {
         let first: Connection
         do {
-            first = try Self.openReader(path: path, configuration: configuration)
+            first = try open()
         } catch {
             writer.close()
             throw error
         }
-        self.writer = Lock(writer)
         writer.statementCounter = counter
         first.statementCounter = counter
-        self.readers = ReaderPool(capacity: configuration.readerCount, first: first) { () throws(DatabaseError) in
-            let reader = try Self.openReader(path: path, configuration: configuration)
+        let pool = ReaderPool(capacity: readers, first: first) { () throws(DatabaseError) in
+            let reader = try open()
             reader.statementCounter = counter
             return reader
         }
+        return (Lock(writer), pool)
+    }
+
+    /// A URL fit for logs: without its password.
+    static func redacted(_ url: String) -> String {
+        guard let scheme = url.firstRange(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":…" + String(url[at...])
     }
 
     deinit {
         close()
-    }
-
-    private static func openReader(path: String, configuration: Configuration) throws(DatabaseError) -> Connection {
-        try Connection.open(
-            path: path,
-            readOnly: true,
-            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
-            statementCacheCapacity: configuration.statementCacheCapacity
-        )
     }
 
     /// Opens with the default configuration but `readers` reader connections.
@@ -144,7 +175,7 @@ public final class Database: Sendable {
                 writingThread.store(0, ordering: .relaxed)
             }
             let transaction = Transaction(connection: writer)
-            try writer.begin(immediate: true)
+            try writer.beginWrite()
             do {
                 result = try body(transaction)
                 // SQLite ends a transaction by itself after some errors (disk
@@ -183,7 +214,7 @@ public final class Database: Sendable {
     @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try readers.withConnection { reader in
-            try reader.begin(immediate: false)
+            try reader.beginRead()
             let result: T
             do {
                 result = try body(reader)
@@ -204,6 +235,11 @@ public final class Database: Sendable {
         }
     }
 
+    /// Throws unless a reader can run a statement now: for `/healthz`.
+    public func checkReachable() throws {
+        try read { connection in try connection.ping() }
+    }
+
     // MARK: - Backup
 
     /// Writes a complete, consistent copy of the database to a new file at
@@ -214,6 +250,9 @@ public final class Database: Sendable {
     /// Refuses to touch an existing file. Uses a reader, so it may be called
     /// inside `write` but not inside `read`.
     public func backup(to destination: String) throws {
+        guard dialect == .sqlite else {
+            throw DatabaseError.misuse("a PostgreSQL database is backed up with pg_dump, not kith backup")
+        }
         var status = stat()
         guard lstat(destination, &status) != 0 else {
             throw DatabaseError(resultCode: SQLITE_CANTOPEN, message: "refusing to overwrite \(destination): backups go to a new file")
@@ -240,12 +279,17 @@ public final class Database: Sendable {
         writer.withLock { writer in
             guard let connection = writer else { return }
             connection.lend(to: ThreadIdentity.current)
+            defer { connection.close() }
+            guard dialect == .sqlite else {
+                connection.reclaim()
+                writer = nil
+                return
+            }
             // Both are optimizations whose failure loses nothing: the WAL is
             // already durable, and statistics are advisory.
             _ = try? connection.execute("PRAGMA optimize", cached: false)
             _ = try? connection.queryOne("PRAGMA wal_checkpoint(TRUNCATE)", cached: false)
             connection.reclaim()
-            connection.close()
             writer = nil
         }
     }

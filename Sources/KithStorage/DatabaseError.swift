@@ -1,7 +1,10 @@
 import CSQLite
 
-/// A failure reported by SQLite, or a misuse of this library that SQLite would
-/// report the same way.
+/// A failure reported by SQLite or PostgreSQL, or a misuse of this library
+/// that SQLite would report the same way.
+///
+/// PostgreSQL's failures carry the SQLite result code of the same kind (see
+/// `init(sqlState:…)`), so code that asks `isUniqueViolation` works on both.
 ///
 /// It carries the SQL text, which holds `?` placeholders, and never the bound
 /// values: errors end up in logs, and bound values are user data.
@@ -15,14 +18,17 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The statement that failed, if any.
     public let sql: String?
+    /// PostgreSQL's SQLSTATE, e.g. `23505`; nil for SQLite.
+    public let sqlState: String?
 
-    public init(resultCode: Int32, extendedResultCode: Int32? = nil, message: String, sql: String? = nil) {
+    public init(resultCode: Int32, extendedResultCode: Int32? = nil, message: String, sql: String? = nil, sqlState: String? = nil) {
         let extended = extendedResultCode ?? resultCode
         // The primary code is always the low byte of the extended one.
         self.resultCode = resultCode & 0xFF
         self.extendedResultCode = extended
         self.message = message
         self.sql = sql
+        self.sqlState = sqlState
     }
 
     /// Captures the most recent error of `handle`. Must run before anything else
@@ -89,6 +95,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
+        if let sqlState {
+            var text = "PostgreSQL error \(sqlState): \(message)"
+            if let sql { text += " — SQL: \(sql)" }
+            return text
+        }
         var text = "SQLite error \(extendedResultCode) (\(String(cString: sqlite3_errstr(extendedResultCode)))): \(message)"
         if let sql { text += " — SQL: \(sql)" }
         return text

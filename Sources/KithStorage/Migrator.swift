@@ -19,9 +19,14 @@ public struct Migrator: Sendable {
     /// Loads and validates the directory's migration files. Files not ending in
     /// `.sql` are ignored; a badly named `.sql` file or a repeated number is an
     /// error, so a typo cannot silently skip a migration.
+    ///
+    /// A PostgreSQL database takes its files from the `postgres` folder
+    /// inside `directory`, numbered and named as SQLite's; each dialect keeps
+    /// its own checksums, in its own database.
     public init(database: Database, directory: String) throws(MigrationError) {
         self.database = database
-        self.migrations = try Self.load(directory: directory)
+        let folder = database.dialect == .postgres ? (directory.hasSuffix("/") ? directory : directory + "/") + "postgres" : directory
+        self.migrations = try Self.load(directory: folder)
     }
 
     /// Migrations already applied, from `schema_migrations`, in version order.
@@ -49,6 +54,17 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate() throws -> [String] {
         try database.write { transaction in
+            guard transaction.dialect == .sqlite else {
+                try transaction.execute("""
+                    CREATE TABLE IF NOT EXISTS schema_migrations (
+                        version BIGINT PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        applied_at TEXT NOT NULL,
+                        checksum TEXT
+                    )
+                    """)
+                return
+            }
             try transaction.execute("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY,
@@ -101,6 +117,18 @@ public struct Migrator: Sendable {
             return try database.write { transaction in
                 let recorded = try transaction.queryOne("SELECT 1 FROM schema_migrations WHERE version = \(migration.version)")
                 guard recorded == nil else { return false }
+                guard transaction.dialect == .sqlite else {
+                    // PostgreSQL checks foreign keys per statement unless a
+                    // constraint is declared DEFERRABLE; a file that rebuilds
+                    // a table declares so itself.
+                    try transaction.executeScript(migration.sql)
+                    try transaction.execute("""
+                        INSERT INTO schema_migrations (version, name, applied_at, checksum)
+                        VALUES (\(migration.version), \(migration.name),
+                            to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), \(migration.checksum))
+                        """)
+                    return true
+                }
                 // Resets itself at commit or rollback.
                 try transaction.execute("PRAGMA defer_foreign_keys = ON")
                 try transaction.executeScript(migration.sql)
@@ -125,7 +153,10 @@ public struct Migrator: Sendable {
     }
 
     private static func hasBookkeepingTable(_ connection: Connection) throws -> Bool {
-        try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") != nil
+        switch connection.dialect {
+        case .sqlite: try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") != nil
+        case .postgres: try connection.queryOne("SELECT 1 WHERE to_regclass('schema_migrations') IS NOT NULL") != nil
+        }
     }
 
     private static func load(directory: String) throws(MigrationError) -> [Migration] {

@@ -75,3 +75,8 @@ extension Transaction: Queryable {
         return connection.changes
     }
 }
+
+extension Transaction {
+    /// Which SQL the transaction's connection speaks.
+    public var dialect: SQLDialect { connection.dialect }
+}

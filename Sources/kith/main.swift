@@ -51,7 +51,7 @@ case .serve:
     let url = configuration.baseURL ?? shown.effectiveBaseURL
     Console.out("""
         Kith is serving at \(url)
-          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)
+          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)\(configuration.databaseURL == nil ? "" : " and PostgreSQL")
           Ctrl-C to stop
         """)
     let signal = ShutdownSignal.wait()
@@ -70,6 +70,9 @@ case .migrate:
     }
 
 case .backup(let destination):
+    guard configuration.databaseURL == nil else {
+        fail("backup: a PostgreSQL database is backed up with pg_dump")
+    }
     guard access(configuration.databasePath, F_OK) == 0 else {
         fail("backup: there is no database at \(configuration.databasePath) (see --data)")
     }
@@ -83,11 +86,11 @@ case .backup(let destination):
     }
 
 case .resetUser(let username):
-    guard access(configuration.databasePath, F_OK) == 0 else {
+    guard configuration.databaseURL != nil || access(configuration.databasePath, F_OK) == 0 else {
         fail("user reset: there is no database at \(configuration.databasePath) (see --data)")
     }
     do {
-        let database = try Database(path: configuration.databasePath)
+        let database = try configuration.openDatabase()
         defer { database.close() }
         let link = try OperatorReset.issueLink(
             database: database, username: username, baseURL: configuration.effectiveBaseURL, now: configuration.clock())

@@ -8,6 +8,7 @@ import KithTestSupport
 final class AppHarness {
     let directory: TemporaryDirectory
     let kith: KithServer
+    private let postgres: PostgresTestDatabase?
     var port: Int { kith.port }
 
     var app: KithApp { kith.app }
@@ -19,6 +20,8 @@ final class AppHarness {
         configuration.port = 0
         configuration.dataDirectory = directory.path + "/data"
         configuration.logRequests = false
+        postgres = try PostgresTestDatabase.fresh()
+        configuration.databaseURL = postgres?.url
         configure(&configuration)
         let app = try makeApp(configuration, logger: Logger(enabled: false))
         prepare(app)
@@ -26,7 +29,10 @@ final class AppHarness {
         try kith.start()
     }
 
-    deinit { kith.shutdown() }
+    deinit {
+        kith.shutdown()
+        postgres?.drop()
+    }
 
     func get(_ path: String, headers: String = "") throws -> TestResponse {
         let client = try TestClient(port: port)

@@ -7,10 +7,11 @@ import KithTestSupport
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
-    @Test("4 threads × 200 writes each, with readers running alongside, are all counted")
-    func concurrentWrites() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database(readers: 2)
+    @Test("4 threads × 200 writes each, with readers running alongside, are all counted", arguments: TestBackend.available)
+    func concurrentWrites(backend: TestBackend) throws {
+        let store = try TestStore(backend, readers: 2)
+        defer { store.finish() }
+        let db = store.database
         let errors = ErrorLog()
         let writers = (0..<4).map { thread in
             TestThread {
@@ -38,10 +39,11 @@ struct ConcurrencyTests {
         #expect(try db.read { try $0.queryValue("SELECT count(DISTINCT name) FROM t") as Int? } == 800)
     }
 
-    @Test("close waits for running work and makes waiting callers fail instead of hanging")
-    func closeWhileBusy() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database(readers: 1)
+    @Test("close waits for running work and makes waiting callers fail instead of hanging", arguments: TestBackend.available)
+    func closeWhileBusy(backend: TestBackend) throws {
+        let store = try TestStore(backend, readers: 1)
+        defer { store.finish() }
+        let db = store.database
         let outcomes = Mutex<[String]>([])
         let threads = (0..<6).map { i in
             TestThread {

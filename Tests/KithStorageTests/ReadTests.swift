@@ -6,19 +6,21 @@ import KithTestSupport
 
 @Suite("Reads")
 struct ReadTests {
-    @Test("readers see committed data")
-    func seesCommitted() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("readers see committed data", arguments: TestBackend.available)
+    func seesCommitted(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         try db.write { tx in try tx.execute("INSERT INTO t (name) VALUES (\("a")), (\("b"))") }
         let names = try db.read { conn in try conn.query("SELECT name FROM t ORDER BY id").map { try $0.get("name", as: String.self) } }
         #expect(names == ["a", "b"])
     }
 
-    @Test("a read keeps one snapshot while another thread commits")
-    func stableSnapshot() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("a read keeps one snapshot while another thread commits", arguments: TestBackend.available)
+    func stableSnapshot(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         try db.write { tx in try tx.execute("INSERT INTO t (name) VALUES (\("before"))") }
 
         let readerInside = DispatchSemaphore(value: 0)
@@ -46,10 +48,11 @@ struct ReadTests {
         #expect(try db.read { try $0.count() } == 2)
     }
 
-    @Test("reads proceed while a write transaction is open on another thread")
-    func readsDoNotWaitForWriter() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("reads proceed while a write transaction is open on another thread", arguments: TestBackend.available)
+    func readsDoNotWaitForWriter(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         try db.write { tx in try tx.execute("INSERT INTO t (name) VALUES (\("committed"))") }
 
         let writeOpen = DispatchSemaphore(value: 0)
@@ -84,21 +87,23 @@ struct ReadTests {
         #expect(try db.read { try $0.count() } == 2)
     }
 
-    @Test("a reader connection refuses to write")
-    func readersAreReadOnly() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("a reader connection refuses to write", arguments: TestBackend.available)
+    func readersAreReadOnly(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         let error = #expect(throws: DatabaseError.self) {
             try db.read { conn in try conn.execute("INSERT INTO t (name) VALUES (\("x"))") }
         }
         #expect(error?.resultCode == 8) // SQLITE_READONLY
     }
 
-    @Test("forEach streams rows and stops at a thrown error")
-    func forEachStreams() throws {
+    @Test("forEach streams rows and stops at a thrown error", arguments: TestBackend.available)
+    func forEachStreams(backend: TestBackend) throws {
         struct Stop: Error {}
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         try db.write { tx in
             for i in 1...100 { try tx.execute("INSERT INTO t (id, name) VALUES (\(i), \("n"))") }
         }

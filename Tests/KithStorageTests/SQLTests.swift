@@ -4,10 +4,11 @@ import KithTestSupport
 
 @Suite("SQL interpolation")
 struct SQLTests {
-    @Test("an interpolated value becomes a placeholder and is stored as data")
-    func hostileValueIsBound() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("an interpolated value becomes a placeholder and is stored as data", arguments: TestBackend.available)
+    func hostileValueIsBound(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         let hostile = "'; DROP TABLE t; --"
         let insert: SQL = "INSERT INTO t (name) VALUES (\(hostile))"
         #expect(insert.text == "INSERT INTO t (name) VALUES (?)")
@@ -20,10 +21,11 @@ struct SQLTests {
         #expect(try db.read { conn in try conn.count() } == 1)
     }
 
-    @Test("fragments compose with their arguments in order")
-    func fragmentsCompose() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("fragments compose with their arguments in order", arguments: TestBackend.available)
+    func fragmentsCompose(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         try db.write { tx in
             for name in ["ann", "bob", "cy", "dee"] {
                 try tx.execute("INSERT INTO t (name) VALUES (\(name))")

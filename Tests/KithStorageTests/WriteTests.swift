@@ -7,10 +7,11 @@ private struct Abort: Error {}
 
 @Suite("Write transactions")
 struct WriteTests {
-    @Test("write returns the closure's value and commits")
-    func commits() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("write returns the closure's value and commits", arguments: TestBackend.available)
+    func commits(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         let id = try db.write { tx in
             try tx.execute("INSERT INTO t (name) VALUES (\("a"))")
             return tx.lastInsertRowID
@@ -19,10 +20,11 @@ struct WriteTests {
         #expect(try db.read { try $0.count() } == 1)
     }
 
-    @Test("a thrown error rolls everything back and is rethrown")
-    func rollsBack() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("a thrown error rolls everything back and is rethrown", arguments: TestBackend.available)
+    func rollsBack(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         #expect(throws: Abort.self) {
             try db.write { tx in
                 try tx.execute("INSERT INTO t (name) VALUES (\("a"))")
@@ -36,10 +38,11 @@ struct WriteTests {
         #expect(try db.read { try $0.count() } == 1)
     }
 
-    @Test("afterCommit actions run in order once committed, and never after a rollback")
-    func afterCommit() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("afterCommit actions run in order once committed, and never after a rollback", arguments: TestBackend.available)
+    func afterCommit(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         let events = Mutex<[String]>([])
 
         try db.write { tx in
@@ -105,10 +108,11 @@ struct WriteTests {
         #expect(try db.read { try $0.count() } == 0)
     }
 
-    @Test("a constraint failure can be handled inside the transaction, which goes on")
-    func handledConstraintFailure() throws {
-        let directory = try TemporaryDirectory()
-        let db = try directory.database()
+    @Test("a constraint failure can be handled inside the transaction, which goes on", arguments: TestBackend.available)
+    func handledConstraintFailure(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
         let outcome = try db.write { tx -> String in
             try tx.execute("INSERT INTO t (id, name) VALUES (1, \("a"))")
             do {

@@ -9,6 +9,11 @@ public struct KithConfiguration: Sendable {
     public var port = 8080
     /// Holds `kith.sqlite`, `media/` and `tmp/`.
     public var dataDirectory = "./data"
+    /// A `postgres://` URL: the database lives there instead of in
+    /// `kith.sqlite` (media and uploads stay in the data directory).
+    public var databaseURL: String?
+    /// PostgreSQL sessions for reads; writes take one more.
+    public var databasePool = 8
     /// The public address people use. Absolute links, the expected `Origin`
     /// and `Secure` cookies derive from it. Defaults to `http://HOST:PORT`.
     public var baseURL: String?
@@ -113,6 +118,9 @@ public enum CommandLineParser {
           --host HOST        address to listen on [KITH_HOST] (127.0.0.1)
           --port PORT        port to listen on, 0 for any free one [KITH_PORT] (8080)
           --data DIR         data directory: kith.sqlite, media/, tmp/ [KITH_DATA] (./data)
+          --database URL     keep the data in PostgreSQL instead of kith.sqlite:
+                             postgres://USER[:PASSWORD]@HOST[:PORT]/DB [KITH_DATABASE]
+          --database-pool N  PostgreSQL sessions for reads [KITH_DATABASE_POOL] (8)
           --base-url URL     public URL, e.g. https://kith.example.org [KITH_BASE_URL]
                              (http://HOST:PORT)
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
@@ -149,6 +157,8 @@ public enum CommandLineParser {
         if let value = environment["KITH_HOST"] { config.host = value }
         if let value = environment["KITH_PORT"] { config.port = try port(value) }
         if let value = environment["KITH_DATA"] { config.dataDirectory = value }
+        if let value = environment["KITH_DATABASE"], !value.isEmpty { config.databaseURL = try databaseURL(value) }
+        if let value = environment["KITH_DATABASE_POOL"] { config.databasePool = try count(value, "KITH_DATABASE_POOL") }
         if let value = environment["KITH_BASE_URL"] { config.baseURL = try baseURL(value) }
         if let value = environment["KITH_ROOT"] { config.root = value }
         if let value = environment["KITH_DEV"] { config.development = value == "1" || value == "true" }
@@ -195,6 +205,8 @@ public enum CommandLineParser {
             case "--host": config.host = try value(for: argument)
             case "--port": config.port = try port(try value(for: argument))
             case "--data": config.dataDirectory = try value(for: argument)
+            case "--database": config.databaseURL = try databaseURL(try value(for: argument))
+            case "--database-pool": config.databasePool = try count(try value(for: argument), argument)
             case "--base-url": config.baseURL = try baseURL(try value(for: argument))
             case "--root": config.root = try value(for: argument)
             case "--dev": config.development = true
@@ -246,6 +258,13 @@ public enum CommandLineParser {
     private static func limit(_ text: String, _ name: String) throws -> Int {
         guard let value = Int(text), (1...100_000).contains(value) else { throw UsageError("\(name) takes a number from 1 to 100000") }
         return value
+    }
+
+    private static func databaseURL(_ text: String) throws -> String {
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
+            throw UsageError("--database takes a postgres:// URL (leave it out to keep kith.sqlite in --data)")
+        }
+        return text
     }
 
     private static func port(_ text: String) throws -> Int {

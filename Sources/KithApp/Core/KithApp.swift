@@ -267,7 +267,7 @@ public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger(
 public func openDatabase(_ configuration: KithConfiguration, resources: Resources.Location) throws -> (Database, [String]) {
     try DataDirectory.prepare(configuration.dataDirectory)
     do {
-        let database = try Database(path: configuration.databasePath)
+        let database = try configuration.openDatabase()
         do {
             let applied = try Migrator(database: database, directory: resources.migrationsDirectory).migrate()
             return (database, applied)
@@ -277,6 +277,17 @@ public func openDatabase(_ configuration: KithConfiguration, resources: Resource
         }
     } catch {
         throw AppStartError.database(error)
+    }
+}
+
+extension KithConfiguration {
+    /// PostgreSQL when `databaseURL` is set, else `kith.sqlite` in the data
+    /// directory. Runs no migrations.
+    public func openDatabase() throws -> Database {
+        guard let databaseURL else { return try Database(path: databasePath) }
+        var options = Database.Configuration()
+        options.readerCount = databasePool
+        return try Database(postgresURL: databaseURL, configuration: options)
     }
 }
 

@@ -3,7 +3,8 @@ import KithCrypto
 
 /// Routes every deployment needs: health checks, static assets, the manifest.
 enum SystemRoutes {
-    static let healthz = Route(.get, "/healthz", runsInline: true)
+    /// On a worker: it asks the database, which may be across a network.
+    static let healthz = Route(.get, "/healthz")
     static let asset = Route(.get, "/static/*file", runsInline: true)
     /// On a worker, not inline: it names the signed-in person's shortcuts.
     static let manifest = Route(.get, "/manifest.webmanifest")
@@ -13,8 +14,15 @@ enum SystemRoutes {
 
     @Endpoints static func endpoints(_ app: KithApp) -> [Endpoint] {
         Endpoint(notFound, fallback: true) { _ in throw HTTPError.notFound() }
-        Endpoint(healthz) { _ in
+        Endpoint(healthz) { context in
             var response = Response.text("ok\n")
+            do {
+                try context.app.database.checkReachable()
+            } catch {
+                // A load balancer takes the instance out until it answers.
+                context.app.logger.log(["level": "error", "msg": "health check: database unreachable", "cause": "\(error)"])
+                response = Response.text("database unreachable\n", status: .serviceUnavailable)
+            }
             response.headers.add("Cache-Control", "no-store")
             return response
         }
