@@ -357,7 +357,7 @@ async def scenario(port, pid, database, counts, single):
             steady = await steady_cpu(pid, viewers, 3)
             for v in viewers:
                 v.close()
-            print(f"{title}, N={count}: {fetched} fragment GETs, {bad} not 200, "
+            print(f"{title}, N={count}: {fetched} refetch GETs, {bad} not 200, "
                   f"p50 {pct(latencies, 0.5):.1f} ms", file=sys.stderr)
             rows += [
                 (f"{title}, N={count}: every viewer refreshed, p50", f"{pct(latencies, 0.5):.1f} ms", "—", None),
