@@ -392,6 +392,62 @@ async function refreshFragment(element) {
   }
 }
 
+// One event often names several fragments of one page. Where the page
+// marks an ancestor `data-fragment-batch="/url"`, they are asked for in one
+// request (`/url?fragments=a,b`), so each viewer pays for the page's scope
+// and model once; the answer holds each fragment by id. Anything the answer
+// lacks, or a refusal other than an ending, falls back to one request each.
+async function refreshBatch(url, elements) {
+  if (endedReason) return;
+  const asked = elements.filter((element) => {
+    if (!refreshing.has(element)) return true;
+    refreshing.set(element, true); // already on its way: once more afterwards
+    return false;
+  });
+  if (asked.length === 0) return;
+  for (const element of asked) refreshing.set(element, false);
+  let missing = [];
+  try {
+    const query = asked.map((element) => encodeURIComponent(element.id)).join(",");
+    const response = await fetch(`${url}?fragments=${query}`, { credentials: "same-origin", headers: { "X-Kith-Enhanced": "fragment" } });
+    const reason = endingOf(response);
+    if (reason) { ending(reason, asked[0]); return; }
+    if (!response.ok) { missing = asked; return; }
+    const doc = parse(await response.text());
+    for (const element of asked) {
+      const fresh = doc.getElementById(element.id);
+      if (!fresh) { missing.push(element); continue; }
+      if (element.isConnected && !endedReason && !applyFresh(element, fresh)) hold(element, fresh);
+    }
+  } catch {
+    // Offline for a moment: the stream reconnects and names them again.
+  } finally {
+    for (const element of asked) {
+      const again = refreshing.get(element);
+      refreshing.delete(element);
+      if ((again || missing.includes(element)) && element.isConnected) refreshFragment(element);
+    }
+  }
+}
+
+// The elements an event named, each refreshed once: together where their
+// page allows it, alone otherwise.
+function refreshNamed(ids) {
+  const batches = new Map();
+  for (const id of ids) {
+    const element = document.getElementById(id);
+    if (!element || !element.dataset.fragment) continue;
+    const url = element.closest("[data-fragment-batch]")?.dataset.fragmentBatch;
+    if (!url) { refreshFragment(element); continue; }
+    if (!batches.has(url)) batches.set(url, []);
+    if (!batches.get(url).includes(element)) batches.get(url).push(element);
+  }
+  for (const [url, elements] of batches) {
+    if (elements.length === 1) refreshFragment(elements[0]);
+    else refreshBatch(url, elements);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Endings
 //
@@ -777,10 +833,7 @@ function openLive() {
     lastEventId = event.lastEventId || lastEventId;
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
-    for (const id of message.fragments || []) {
-      const element = document.getElementById(id);
-      if (element) refreshFragment(element);
-    }
+    refreshNamed(message.fragments || []);
     document.dispatchEvent(new CustomEvent("kith:live", { detail: message }));
   });
   source.addEventListener("reload", () => {

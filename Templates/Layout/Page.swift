@@ -22,6 +22,9 @@ public struct PageContext: Sendable {
     /// linked after the shared ones on the pages that need them.
     public var stylesheets: [String] = []
     public var scripts: [String] = []
+    /// A live refetch (`X-Kith-Enhanced: fragment`): a page whose fragment is
+    /// the page itself may render just that element, without the frame.
+    public var fragmentOnly = false
 
     public init(
         assetURL: @escaping @Sendable (String) -> String, links: SiteLinks, flash: [Flash] = [], viewer: Viewer? = nil,

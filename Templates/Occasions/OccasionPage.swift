@@ -115,6 +115,11 @@ public enum OccasionPage {
         let live: HTML =
             livePath.map { "<div class=\"stack\"\(attribute: "id", FragmentID.occasionLive.rawValue)\(attribute: "data-fragment", $0)>\n" }
             ?? "<div class=\"stack\">\n"
+        // A live refetch morphs in only the live region: the frame, the
+        // header and the tabs around it would be built for nothing.
+        if context.fragmentOnly, livePath != nil {
+            return "\(live)\(showsBalance ? balance(header) : "")\n\(closed)\(header.banner)\(body)\n</div>\n"
+        }
         return Layout.page(
             title: "\(title) · \(header.name)", context: context,
             main: """

@@ -78,6 +78,8 @@ public enum TallyPages {
         public var goal = ""
         /// Where the person moves it in their own order, and pins it.
         public var move = "", pin = ""
+        /// Where the live fragments inside the page are fetched together.
+        public var fragments = ""
         public init(
             show: String, row: String, face: String, people: String, increment: String, setCount: String, reset: String,
             rename: String, schedule: String, fireworks: String, sharing: String, mute: String, delete: String, leave: String
@@ -350,7 +352,7 @@ public enum TallyPages {
         return Layout.page(
             title: item.name, context: context,
             main: """
-                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-standalone", when: model.standalone)\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
+                <div class="container stack tally-full" data-tally-page="\(item.id)"\(attribute: "data-fragment-batch", item.paths.fragments.isEmpty ? nil : item.paths.fragments)\(attribute: "data-standalone", when: model.standalone)\(attribute: "data-ending-gone", model.canManage ? "\(item.name) was deleted" : "\(item.name) isn't shared with you any more")>
                 <p><a\(attribute: "href", model.links.home)>← All tallies</a></p>
                 \(Confirm.undo(model.undo, csrf: csrf))
                 \(model.form.summary(order: ["name", "count", "goal_target", "goal_period", "schedule", "share"]))

@@ -26,7 +26,8 @@ struct ReadOnlyGetTests {
         let pages = [
             "/", "/settings", "/settings/password", "/inbox", "/inbox/list", "/inbox/count", "/friends", "/join",
             "/join/\(contributorCode)", "/tallies/new", "/tallies/list", "/tallies/\(tally)", "/tallies/\(tally)/row",
-            "/tallies/\(tally)/face", "/tallies/\(tally)/people", "/games", "/games/new", "/games/\(game)",
+            "/tallies/\(tally)/face", "/tallies/\(tally)/people",
+            "/tallies/\(tally)/fragments?fragments=tally-\(tally)-face,tally-\(tally)-people,tally-\(tally)-history", "/games", "/games/new", "/games/\(game)",
             "/games/\(game)/board", "/games/\(game)/feed", "/games/\(game)/spot", "/games/\(game)/spot/list",
             "/games/\(game)/states/TX", "/games/\(game)/players", "/games/\(game)/leave", "/occasions/new", base,
             "\(base)/challenges", "\(base)/gifts", "\(base)/timeline", "\(base)/people", "\(base)/gift", "\(base)/dare",
@@ -53,11 +54,24 @@ struct ReadOnlyGetTests {
     struct LivePage {
         let fragments: [String]
         let topics: String
+        /// Where the page fetches its fragments together, with their ids.
+        let batch: String?
+
+        /// The fragments inside the batch element (the page's main content,
+        /// after the navigation's own fragments).
+        var batchURL: String? {
+            guard let batch, let start = text.firstMatch(of: /data-fragment-batch="/)?.range.upperBound else { return nil }
+            let ids = text[start...].matches(of: /\bid="([^"]+)"[^>]*\bdata-fragment="/).map { String($0.output.1) }
+            return "\(batch)?fragments=\(ids.joined(separator: ","))"
+        }
+        private let text: String
 
         init(_ page: TestResponse) throws {
             let text = page.text
             fragments = text.matches(of: /data-fragment="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
             topics = try #require(text.firstMatch(of: /<meta name="kith-live" content="([^"]+)"/)).output.1.description
+            batch = text.firstMatch(of: /data-fragment-batch="([^"]+)"/).map { String($0.output.1) }
+            self.text = text
         }
     }
 
@@ -85,6 +99,7 @@ struct ReadOnlyGetTests {
             }
         }
         #expect(tabs.allSatisfy { $0.allSatisfy { !$0.fragments.isEmpty } })
+        #expect(tabs.allSatisfy { $0[0].batchURL?.contains("-history") == true }, "the tally page fetches its fragments together")
 
         // An hour and more later every session is due a refresh of its
         // last-seen time, which a refetch used to write.
@@ -104,7 +119,7 @@ struct ReadOnlyGetTests {
             for page in pages {
                 let stream = try Tallies.stream(app, viewer.session, topics: page.topics)
                 try withExtendedLifetime(stream) {
-                    for fragment in page.fragments {
+                    for fragment in page.fragments + (page.batchURL.map { [$0] } ?? []) {
                         let response = try viewer.session.get(fragment, headers: [RequestContext.enhancedHeader: "fragment"])
                         #expect(response.status == 200, "\(fragment)")
                     }

@@ -40,10 +40,10 @@ enum OccasionPages {
                 }
             let dareStatus: OccasionScreens.Overview.Status =
                 ownDare == nil ? .none : (ownDare?.discoveredAt != nil ? .sealed : .written)
-            let members = try OccasionStore.members(db, occasionID: scope.id)
+            let members = try OccasionStore.memberCount(db, occasionID: scope.id)
             return OccasionScreens.Overview(
                 isCelebrant: scope.role.canPlay, canContribute: scope.role.canContribute, isHost: scope.role.canManage,
-                celebrantJoined: members.contains { $0.role == .celebrant },
+                celebrantJoined: members.celebrant,
                 challengesOpen: challenges.filter { !$0.isCompleted }.count + dares.filter { $0.discoveredAt != nil && !$0.isCompleted }.count,
                 challengesDone: challenges.filter(\.isCompleted).count + dares.filter(\.isCompleted).count,
                 sealedDares: dares.filter { $0.discoveredAt == nil }.count,

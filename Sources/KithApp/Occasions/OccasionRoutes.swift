@@ -182,6 +182,14 @@ enum OccasionRoutes {
     /// The page frame for an occasion page: its live topic (taken before the
     /// page reads its data) and the feature's stylesheet and script.
     static func frame(_ context: RequestContext, _ scope: OccasionScope, flash: [Flash] = []) -> PageContext {
+        // A live refetch shows only the live region, never the frame's
+        // badges, messages or theme: its form token is all it needs.
+        if context.isFragmentRefresh {
+            var frame = context.app.pageContext()
+            frame.csrfToken = context.csrfToken
+            frame.fragmentOnly = true
+            return frame
+        }
         var frame = context.pageContext(flash: flash, topics: [scope.topic])
         frame.stylesheets = stylesheets
         frame.scripts = scripts

@@ -57,6 +57,17 @@ enum OccasionStore {
             """).map(member)
     }
 
+    /// How many members, and whether the celebrant has joined: what the
+    /// overview says of them, in one row however many have joined.
+    static func memberCount(_ db: some Queryable, occasionID: Int64) throws -> (count: Int, celebrant: Bool) {
+        let row = try db.queryOne("""
+            SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN role = 'celebrant' THEN 1 ELSE 0 END), 0) AS celebrants
+            FROM occasion_members WHERE occasion_id = \(occasionID)
+            """)
+        let celebrants: Int = try row?.get("celebrants") ?? 0
+        return (try row?.get("n") ?? 0, celebrants > 0)
+    }
+
     static func memberIDs(_ db: some Queryable, occasionID: Int64, roles: [OccasionRole]) throws -> [Int64] {
         try db.query("""
             SELECT user_id FROM occasion_members WHERE occasion_id = \(occasionID) AND role IN (\(list: roles.map(\.rawValue)))

@@ -6,8 +6,9 @@ enum TallyLive {
     /// Tells every page showing the tally that it changed: full-screen views
     /// on its own topic, and each person's list on theirs (so a list page
     /// follows one topic however many tallies it shows).
-    static func publishChange(_ app: KithApp, tallyID: Int64, audience: [Int64]) {
-        app.live.publish(change(tallyID: tallyID, audience: audience))
+    /// `people` false: only the count, name or settings changed, not who sees it.
+    static func publishChange(_ app: KithApp, tallyID: Int64, audience: [Int64], people: Bool = true) {
+        app.live.publish(change(tallyID: tallyID, audience: audience, people: people))
     }
 
     /// A tally joined or left these people's lists: the whole list refreshes.
@@ -17,8 +18,8 @@ enum TallyLive {
 
     /// `publishChange` as values, for work inside a transaction that leaves
     /// publishing to whoever commits (a friendship ending).
-    static func change(tallyID: Int64, audience: [Int64]) -> [LiveInvalidation] {
-        [LiveInvalidation(topic: Tally.topic(tallyID), fragments: TallyRoutes.faceFragments(tallyID))]
+    static func change(tallyID: Int64, audience: [Int64], people: Bool = true) -> [LiveInvalidation] {
+        [LiveInvalidation(topic: Tally.topic(tallyID), fragments: people ? TallyRoutes.faceFragments(tallyID) : TallyRoutes.countFragments(tallyID))]
             + Set(audience).sorted().map { LiveInvalidation(topic: Tally.listTopic($0), fragments: [.tallyRow(tallyID)]) }
     }
 

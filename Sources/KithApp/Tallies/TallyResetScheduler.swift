@@ -58,7 +58,7 @@ final class TallyResetScheduler: Sendable {
                 }
                 let app = self.app
                 tx.afterCommit {
-                    for (id, audience) in reset { TallyLive.publishChange(app, tallyID: id, audience: audience) }
+                    for (id, audience) in reset { TallyLive.publishChange(app, tallyID: id, audience: audience, people: false) }
                 }
                 return (due.count, reset)
             }

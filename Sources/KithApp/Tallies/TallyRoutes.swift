@@ -21,6 +21,8 @@ enum TallyRoutes {
     static let row = Route(.get, "/tallies/:tally/row")
     static let face = Route(.get, "/tallies/:tally/face")
     static let people = Route(.get, "/tallies/:tally/people")
+    /// The full view's live fragments an event named, in one answer (`LiveFragments`).
+    static let fragments = Route(.get, "/tallies/:tally/fragments")
     static let increment = Route(.post, "/tallies/:tally/increment")
     static let setCount = Route(.post, "/tallies/:tally/count")
     static let reset = Route(.post, "/tallies/:tally/reset")
@@ -48,6 +50,7 @@ enum TallyRoutes {
         (paths.worker, paths.workerScope) = (PushRoutes.serviceWorker.path(), HomeRoutes.home.path())
         paths.goal = goal.path(id)
         (paths.move, paths.pin) = (TallyOrderRoutes.move.path(id), TallyOrderRoutes.pin.path(id))
+        paths.fragments = fragments.path(id)
         return paths
     }
 
@@ -92,9 +95,10 @@ enum TallyRoutes {
         }
         Endpoint(face) { context in
             let user = try context.requireUser()
-            let model = try fullModel(context, user: user, tallyID: try context.request.parameter("tally"))
+            let model = try fullModel(context, user: user, tallyID: try context.request.parameter("tally"), people: false)
             return context.app.page(TallyPages.face(model, csrfToken: context.csrfToken))
         }
+        Endpoint(fragments) { context in try liveFragments(context) }
         Endpoint(people) { context in
             let user = try context.requireUser()
             let model = try fullModel(context, user: user, tallyID: try context.request.parameter("tally"))
@@ -256,7 +260,7 @@ enum TallyRoutes {
                 try TallyStore.recordHistory(tx, id: tallyID, kind: .undo, before: 0, by: user.id, now: now)
                 try TallyStore.markSeen(tx, tallyID: tallyID, userID: user.id)
                 let audience = try TallyStore.audience(tx, tallyID: tallyID)
-                tx.afterCommit { TallyLive.publishChange(app, tallyID: tallyID, audience: audience) }
+                tx.afterCommit { TallyLive.publishChange(app, tallyID: tallyID, audience: audience, people: false) }
             } else {
                 guard try TallyStore.name(tx, tallyID: tallyID) == nil else {
                     throw UndoJournal.tooLate("another tally has taken its place.")
@@ -290,6 +294,29 @@ enum TallyRoutes {
 
     /// The full-screen view's fragments for one tally.
     static func faceFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyPeople(id), .tallyHistory(id)] }
+    /// What a change of the count, name or settings changes: the people
+    /// table only changes when the audience does (`audienceChange`).
+    static func countFragments(_ id: Int64) -> [FragmentID] { [.tallyFace(id), .tallyHistory(id)] }
+
+    /// `GET /tallies/:tally/fragments?fragments=…`: the named fragments of
+    /// the full view for this viewer, from one scope load and one model,
+    /// each exactly what its own route answers.
+    static func liveFragments(_ context: RequestContext) throws -> Response {
+        let (user, tally) = try seen(context)
+        let ids = try LiveFragments.requested(context.request, known: faceFragments(tally.id))
+        let wantsPeople = ids.contains(.tallyPeople(tally.id))
+        let model =
+            wantsPeople || ids.contains(.tallyFace(tally.id)) ? try fullModel(context, user: user, tallyID: tally.id, people: wantsPeople) : nil
+        var parts: [HTML] = []
+        for id in ids {
+            if id == .tallyHistory(tally.id) {
+                parts.append(TallyHistoryPages.section(try TallyHistoryRoutes.model(context, user: user, tally: tally), csrf: context.csrfToken))
+            } else if let model {
+                parts.append(id == .tallyFace(tally.id) ? TallyPages.face(model, csrfToken: context.csrfToken) : TallyPages.people(model, csrf: context.csrfToken))
+            }
+        }
+        return context.app.page("\(parts)")
+    }
 
     // MARK: Changing a tally
 
@@ -320,7 +347,7 @@ enum TallyRoutes {
                         subject: subject, link: show.path(tally.id), recipients: audience),
                     in: tx)
             }
-            tx.afterCommit { TallyLive.publishChange(app, tallyID: tally.id, audience: audience) }
+            tx.afterCommit { TallyLive.publishChange(app, tallyID: tally.id, audience: audience, people: false) }
         }
         return try answer(context, user: user, tallyID: tally.id)
     }
@@ -572,21 +599,26 @@ enum TallyRoutes {
 
     /// The full view's model, read in one snapshot with the tally itself
     /// (which is where access is decided: 404 for anyone it is not shared with).
-    static func fullModel(_ context: RequestContext, user: User, tallyID: Int64) throws -> TallyPages.FullModel {
+    /// `people` false leaves out the people table's rows (everyone it is
+    /// shared with, and the owner's friends): the face shows none of them, and
+    /// reading them made every viewer's refetch grow with the audience.
+    static func fullModel(_ context: RequestContext, user: User, tallyID: Int64, people: Bool = true) throws -> TallyPages.FullModel {
         let app = context.app
         let snapshot = try app.database.read {
-            db -> (Tally, [(person: Tally.Person, role: TallyRole)], [Tally.Person], String, Bool, Confirm.UndoNotice?)? in
+            db -> (Tally, [(person: Tally.Person, role: TallyRole)], Int, [Tally.Person], String, Bool, Confirm.UndoNotice?)? in
             guard let tally = try Tally.load(tallyID, for: user, in: db) else { return nil }
+            let sharedWith = people ? try TallyStore.sharedWith(db, tallyID: tally.id) : []
             return (
                 tally,
-                try TallyStore.sharedWith(db, tallyID: tally.id),
-                tally.role.canManage ? try FriendsFeature.friends(of: user.id, in: db) : [],
+                sharedWith,
+                people ? sharedWith.count : try TallyStore.shareCount(db, tallyID: tally.id),
+                people && tally.role.canManage ? try FriendsFeature.friends(of: user.id, in: db) : [],
                 try TallyStore.ownerTimeZone(db, tally: tally),
                 try app.notifications.isMuted(scope: Tally.topic(tally.id), for: user.id, in: db),
                 try undoNotice(db, app: app, userID: user.id, kind: resetKind, tallyID: tally.id)
             )
         }
-        guard let (tally, sharedWith, friends, zone, muted, undoNotice) = snapshot else { throw HTTPError.outsideScope() }
+        guard let (tally, sharedWith, shareCount, friends, zone, muted, undoNotice) = snapshot else { throw HTTPError.outsideScope() }
         let shares = Dictionary(uniqueKeysWithValues: sharedWith.map { ($0.person.id, $0.role) })
         let now = app.now
         var updated = "Updated \(TimeText.relative(tally.updatedAt, now: now))"
@@ -605,7 +637,7 @@ enum TallyRoutes {
             friends: friends.map { TallyPages.Share(person: person($0, app: app), permission: shares[$0.id]?.rawValue ?? "none") },
             muted: muted, links: links,
             confirm: [.reset, .delete, .leave].map {
-                confirmation($0, name: tally.name, count: tally.count, owner: tally.owner.displayName, sharedWith: sharedWith.count)
+                confirmation($0, name: tally.name, count: tally.count, owner: tally.owner.displayName, sharedWith: shareCount)
             },
             undo: undoNotice)
         try TallyHistoryRoutes.decorate(&model, context: context, tally: tally)

@@ -193,6 +193,12 @@ enum TallyStore {
             """).map { (try Tally.Person(row: $0), try $0.get("permission")) }
     }
 
+    /// How many friends see the tally, for a view that names none of them:
+    /// a count stays one cheap read however widely it is shared.
+    static func shareCount(_ db: some Queryable, tallyID: Int64) throws -> Int {
+        try db.queryOne("SELECT COUNT(*) AS n FROM tally_shares WHERE tally_id = \(tallyID)").map { try $0.get("n") } ?? 0
+    }
+
     static func delete(_ tx: Transaction, id: Int64) throws {
         try tx.execute("DELETE FROM tallies WHERE id = \(id)")
     }
