@@ -17,3 +17,13 @@ CREATE TABLE media_variants (
     PRIMARY KEY (source_sha256, width, format)
 );
 CREATE INDEX media_variants_by_file ON media_variants(sha256);
+
+-- A photo's variants are read as one text column (Media/PhotoVariants.swift)
+-- with SQLite's group_concat(value, separator). PostgreSQL spells it
+-- string_agg; this aggregate gives it SQLite's name and its rules (NULL
+-- values skipped, NULL when there are none), so the store keeps one text.
+CREATE FUNCTION kith_group_concat_step(joined TEXT, value TEXT, separator TEXT) RETURNS TEXT
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN value IS NULL THEN joined WHEN joined IS NULL THEN value ELSE joined || separator || value END
+$$;
+CREATE AGGREGATE group_concat(TEXT, TEXT) (SFUNC = kith_group_concat_step, STYPE = TEXT);
