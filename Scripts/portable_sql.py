@@ -52,7 +52,7 @@ def on_postgres(pg, all_statements):
     outputs = []
     for chunk in result.stdout.split(MARK + "\n")[1:]:
         error = next((line.split("ERROR:", 1)[1].strip() for line in chunk.splitlines() if "ERROR:" in line), None)
-        outputs.append(f"error: {error}" if error else [tuple(line.split("\x1f")) for line in chunk.splitlines() if line])
+        outputs.append(f"error: {error}" if error else [tuple(line.split("\x1f")) for line in chunk.splitlines()])
     return outputs
 
 

@@ -82,6 +82,16 @@ ON CONFLICT (occasion_id, author_id) DO UPDATE SET body = excluded.body WHERE oc
 SELECT kind, body, state FROM occasion_gifts;
 UPDATE occasion_gifts SET state = 'on_offer', cost = 5, submitted_at = 9 WHERE id = 1;
 UPDATE occasion_gifts SET body = 'changed' WHERE id = 1;
+INSERT INTO occasion_media (occasion_id, gift_id, uploader_id, sha256, created_at)
+VALUES (1, 1, 3, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 9);
+-- (PostgreSQL's identity spent an id on the upsert above that updated: ids
+-- have gaps there, so these name the gift by its author.)
+INSERT INTO occasion_gifts (occasion_id, author_id, created_at) VALUES (1, 2, 7);
+INSERT INTO occasion_media (occasion_id, gift_id, uploader_id, sha256, created_at)
+SELECT 1, id, 2, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 9 FROM occasion_gifts WHERE author_id = 2;
+UPDATE occasion_gifts SET state = 'submitted', submitted_at = 9 WHERE author_id = 2;
+DELETE FROM occasion_media WHERE gift_id = (SELECT id FROM occasion_gifts WHERE author_id = 2);
+SELECT count(*) FROM occasion_media;
 SELECT body FROM occasion_gifts;
 UPDATE occasions SET finale_at = 10 WHERE id = 1 AND finale_at IS NULL AND 1 = 1;
 INSERT INTO occasion_adjustments (occasion_id, delta, reason, actor_id, at) VALUES (1, 5, 'why', 2, 11) RETURNING id;
@@ -105,6 +115,10 @@ UPDATE occasion_gifts SET state = 'unlocked', unlocked_at = 12 WHERE id = 1;
 INSERT INTO occasion_reactions (occasion_id, gift_id, user_id, emoji, at) VALUES (1, 1, 2, 'heart', 1), (1, 1, 3, 'heart', 1), (1, 1, 3, 'wow', 1);
 SELECT emoji, count(*) AS n, max(CASE WHEN user_id = 2 THEN 1 ELSE 0 END) AS mine FROM occasion_reactions
 WHERE gift_id = 1 GROUP BY emoji ORDER BY emoji;
+-- As the account purge does: the gifts go first (their media with them,
+-- after each gift row is gone), then the emptied occasion.
+DELETE FROM occasion_gifts WHERE author_id IN (2, 3);
+SELECT count(*) FROM occasion_media;
 DELETE FROM occasions WHERE id = 1;
 SELECT count(*) FROM occasion_timeline;
 
@@ -112,7 +126,7 @@ SELECT count(*) FROM occasion_timeline;
 INSERT INTO plate_games (name, mode, ruleset, scoring, created_at) VALUES ('Trip', 'competitive', 'us50dc', 'rarity', 1) RETURNING id;
 INSERT INTO plate_players (game_id, user_id, role, colour, joined_at) VALUES (1, 1, 'host', 0, 1), (1, 2, 'player', 1, 2);
 INSERT INTO plate_spots (game_id, user_id, region, spotted_at, note) VALUES (1, 1, 'TX', 5, NULL), (1, 2, 'HI', 6, NULL), (1, 2, 'TX', 7, 'x');
-SELECT p.user_id, count(r.region) AS score, coalesce(sum(r.points), 0) AS points
+SELECT p.user_id, count(r.region) AS score, CAST(coalesce(sum(r.points), 0) AS BIGINT) AS points
 FROM plate_players p
 JOIN plate_games g ON g.id = p.game_id
 JOIN users u ON u.id = p.user_id
@@ -144,7 +158,7 @@ SELECT reset_schedule, next_reset_at FROM tallies;
 INSERT INTO tally_history (tally_id, at, user_id, kind, delta, value_after, version) VALUES (1, 15, 1, 'increment', 1, 4, 2), (1, 25, 1, 'increment', 2, 6, 3);
 WITH periods(i, start, finish) AS (VALUES (CAST(0 AS BIGINT), CAST(10 AS BIGINT), CAST(20 AS BIGINT)), (CAST(1 AS BIGINT), CAST(20 AS BIGINT), CAST(30 AS BIGINT))),
 counted AS (SELECT h.at, h.delta FROM tally_history h WHERE h.tally_id = 1)
-SELECT periods.i, coalesce(sum(counted.delta), 0) AS total
+SELECT periods.i, CAST(coalesce(sum(counted.delta), 0) AS BIGINT) AS total
 FROM periods LEFT JOIN counted ON counted.at >= periods.start AND counted.at < periods.finish
 GROUP BY periods.i ORDER BY periods.i;
 
