@@ -2,16 +2,8 @@ import Foundation
 import KithTestSupport
 import Testing
 
-/// Migrations/postgres/ must build what Migrations/ builds, or the one text
-/// of store SQL would meet a different schema on each store. The comparing is
-/// Scripts/schema_parity.py (`make schema-parity`); these tests run it when a
-/// PostgreSQL server is named (KITH_TEST_DATABASE) or one can be started
-/// here, and are skipped otherwise.
-@Suite("PostgreSQL migrations match the SQLite ones", .enabled(if: SchemaParityTests.canRun, "needs PostgreSQL (initdb and psql, or KITH_TEST_DATABASE) and python3"))
-struct SchemaParityTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Scripts/schema_parity.py").path
-
+/// Whether PostgreSQL can be reached (KITH_TEST_DATABASE) or started here.
+enum PostgresAtHand {
     static let canRun: Bool = {
         guard Tools.has("python3") else { return false }
         if ProcessInfo.processInfo.environment["KITH_TEST_DATABASE"] != nil { return Tools.has("psql") || hasPostgresBinaries(["psql"]) }
@@ -26,9 +18,20 @@ struct SchemaParityTests {
             }
         }
     }
+}
+
+/// Migrations/postgres/ must build what Migrations/ builds, or the one text
+/// of store SQL would meet a different schema on each store. The comparing is
+/// Scripts/schema_parity.py (`make schema-parity`); these tests run it when a
+/// PostgreSQL server is named (KITH_TEST_DATABASE) or one can be started
+/// here, and are skipped otherwise.
+@Suite("PostgreSQL migrations match the SQLite ones", .enabled(if: PostgresAtHand.canRun, "needs PostgreSQL (initdb and psql, or KITH_TEST_DATABASE) and python3"))
+struct SchemaParityTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let script = root.appendingPathComponent("Scripts/schema_parity.py").path
 
     func parity(_ arguments: [String] = []) throws -> ProgramResult {
-        try runProgram(Tools.path("python3")!, [Self.script] + arguments, mergingErrors: true)
+        try runProgram(Tools.path("python3") ?? "/usr/bin/python3", [Self.script] + arguments, mergingErrors: true)
     }
 
     @Test("every table, column, key, index, CHECK, trigger and seed row agrees")
