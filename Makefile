@@ -8,6 +8,7 @@
 #   make fuzz    build the libFuzzer harnesses, run each for SECONDS (60)
 #   make map     regenerate the plate game's maps from the vendored map data
 #   make map-source  re-extract the North America map data from Natural Earth
+#   make schema-parity  Migrations/postgres/ against Migrations/, table by table
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 # librsvg2-bin: rsvg-convert, which the server runs to paint a plate game's
@@ -40,7 +41,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test test-postgres bench bench-deps bench-profile bench-attack fuzz install clean map map-source
+.PHONY: all deps test-deps build release run test test-postgres schema-parity bench bench-deps bench-profile bench-attack fuzz install clean map map-source
 
 all: build
 
@@ -156,6 +157,14 @@ fuzz: deps
 	    tail -n 40 $$run/log; echo "fuzz $$name: FAILED, see $$run/log and $$run/crashes/"; failed=1; \
 	  fi; \
 	done; exit $$failed
+
+# Applies both migration sets to fresh databases and lists every difference
+# in tables, columns, keys, indexes, CHECKs, triggers and seed rows. Uses the
+# PostgreSQL server in KITH_TEST_DATABASE, else starts a throwaway cluster;
+# needs Debian's postgresql (installed here if missing) and python3.
+schema-parity:
+	$(call ensure_packages,postgresql python3)
+	python3 Scripts/schema_parity.py
 
 # The plate game's map: Scripts/us-atlas/states-albers-10m.json (TopoJSON,
 # Albers USA) to SVG path strings in Templates/Plates/USMapData.swift, which

@@ -20,14 +20,13 @@ enum AccountStore {
     ) throws -> Int64 {
         let key = username.map(AccountRules.usernameKey)
         do {
-            try tx.execute("""
+            return try tx.insertReturningID("""
                 INSERT INTO users (display_name, username, username_key, password_hash, time_zone, avatar, avatar_colour, created_at)
                 VALUES (\(displayName), \(username), \(key), \(passwordHash), \(timeZone), \(avatar), \(avatarColour), \(now))
                 """)
-        } catch {
-            throw error.isUniqueViolation ? Failure.usernameTaken : error
+        } catch let error as DatabaseError where error.isUniqueViolation {
+            throw Failure.usernameTaken
         }
-        return tx.lastInsertRowID
     }
 
     static func user(_ db: some Queryable, id: Int64) throws -> User? {
@@ -104,7 +103,7 @@ enum AccountStore {
 
     /// The ids of a user's sessions but `keep`, for ending them one by one.
     static func sessionIDs(_ db: some Queryable, userID: Int64, except keep: Int64? = nil) throws -> [Int64] {
-        try db.query("SELECT id FROM sessions WHERE user_id = \(userID) AND id IS NOT \(keep)").map { try $0.get("id") }
+        try db.query("SELECT id FROM sessions WHERE user_id = \(userID) AND id IS DISTINCT FROM \(keep)").map { try $0.get("id") }
     }
 
     /// Whether a username (any letter case) belongs to someone: a read, so a
@@ -114,7 +113,7 @@ enum AccountStore {
     }
 
     static func deleteSessions(_ tx: Transaction, userID: Int64, except keep: Int64? = nil) throws {
-        try tx.execute("DELETE FROM sessions WHERE user_id = \(userID) AND id IS NOT \(keep)")
+        try tx.execute("DELETE FROM sessions WHERE user_id = \(userID) AND id IS DISTINCT FROM \(keep)")
     }
 
     // MARK: Recovery codes

@@ -46,14 +46,14 @@ enum SessionFlash {
         let waiting = try database.read { db in
             try db.queryValue("""
                 SELECT count(*) FROM session_flashes
-                WHERE session_id = \(sessionID) AND (\(!byScript) OR shown_at IS NULL OR shown_at < \(recent))
+                WHERE session_id = \(sessionID) AND (\(!byScript) = 1 OR shown_at IS NULL OR shown_at < \(recent))
                 """, as: Int64.self) ?? 0
         }
         guard waiting > 0 else { return [] }
         return try database.write { tx in
             let shown = try tx.query("""
                 SELECT kind, message FROM session_flashes
-                WHERE session_id = \(sessionID) AND (shown_at IS NULL OR (\(!byScript) AND shown_at >= \(recent) AND shown_on = \(page)))
+                WHERE session_id = \(sessionID) AND (shown_at IS NULL OR (\(!byScript) = 1 AND shown_at >= \(recent) AND shown_on = \(page)))
                 ORDER BY id
                 """
             ).map { row in Flash(Flash.Kind(rawValue: try row.get("kind", as: String.self)) ?? .notice, try row.get("message", as: String.self)) }

@@ -100,11 +100,10 @@ enum UndoJournal {
     ) throws -> Int64 {
         try sweep(tx, now: now)
         let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
-        try tx.execute("""
+        return try tx.insertReturningID("""
             INSERT INTO undo_entries (user_id, kind, target_id, message, snapshot, created_at, expires_at)
             VALUES (\(userID), \(kind), \(targetID), \(message), \(json), \(now), \(now + window))
             """)
-        return tx.lastInsertRowID
     }
 
     /// The newest entry `userID` may still undo among `kinds` (on `targetID`

@@ -14,7 +14,7 @@ enum FriendStore {
         try db.query("""
             SELECT u.id, u.display_name, u.username, u.avatar, u.avatar_colour
             FROM friendships f JOIN users u ON u.id = f.friend_id
-            WHERE f.user_id = \(userID) ORDER BY u.display_name COLLATE NOCASE, u.id
+            WHERE f.user_id = \(userID) ORDER BY lower(u.display_name), u.id
             """).map(Profile.init(row:))
     }
 

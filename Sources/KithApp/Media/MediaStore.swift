@@ -124,14 +124,16 @@ public final class MediaStore: Sendable {
     /// Records the file (once per content) inside the caller's transaction.
     func record(_ tx: Transaction, _ stored: Stored, now: Int64) throws {
         try tx.execute("""
-            INSERT OR IGNORE INTO media_files (sha256, mime_type, kind, byte_count, created_at)
+            INSERT INTO media_files (sha256, mime_type, kind, byte_count, created_at)
             VALUES (\(stored.sha256), \(stored.mimeType), \(stored.kind.rawValue), \(stored.byteCount), \(now))
+            ON CONFLICT DO NOTHING
             """)
         // Pages can size a photo at once; its variants are made in the background.
         if stored.kind == .photo {
             try tx.execute("""
-                INSERT OR IGNORE INTO media_photos (sha256, width, height, state, updated_at)
+                INSERT INTO media_photos (sha256, width, height, state, updated_at)
                 VALUES (\(stored.sha256), \(stored.width), \(stored.height), 'pending', \(now))
+                ON CONFLICT DO NOTHING
                 """)
             let observers = photoObservers.withLock { $0 }
             tx.afterCommit { for observer in observers { observer() } }
@@ -161,8 +163,10 @@ public final class MediaStore: Sendable {
         }
         for (variant, file) in made {
             try tx.execute("""
-                INSERT OR REPLACE INTO media_variants (source_sha256, width, height, format, sha256, byte_count)
+                INSERT INTO media_variants (source_sha256, width, height, format, sha256, byte_count)
                 VALUES (\(sha256), \(variant.width), \(variant.height), \(variant.format.rawValue), \(file.sha256), \(file.byteCount))
+                ON CONFLICT (source_sha256, width, format) DO UPDATE SET
+                    height = excluded.height, sha256 = excluded.sha256, byte_count = excluded.byte_count
                 """)
         }
         try tx.execute("""

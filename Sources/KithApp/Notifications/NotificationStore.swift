@@ -48,7 +48,9 @@ enum NotificationStore {
     static func touchScope(_ tx: Transaction, scope: String, now: Int64) throws {
         try tx.execute("""
             INSERT INTO notification_scopes (scope, last_event_at) VALUES (\(scope), \(now))
-            ON CONFLICT (scope) DO UPDATE SET last_event_at = max(last_event_at, excluded.last_event_at)
+            ON CONFLICT (scope) DO UPDATE SET last_event_at = CASE
+                WHEN excluded.last_event_at > notification_scopes.last_event_at THEN excluded.last_event_at
+                ELSE notification_scopes.last_event_at END
             """)
     }
 
@@ -65,7 +67,9 @@ enum NotificationStore {
             SELECT \(recipient), \(event.kind), \(event.scope), \(event.scopeTitle), \(now), \(now)
             WHERE NOT EXISTS (SELECT 1 FROM notification_mutes WHERE user_id = \(recipient) AND scope = \(event.scope))
             ON CONFLICT (user_id, scope, kind) DO UPDATE SET
-                last_event_at = max(last_event_at, excluded.last_event_at), scope_title = excluded.scope_title
+                last_event_at = CASE WHEN excluded.last_event_at > notification_digests.last_event_at
+                    THEN excluded.last_event_at ELSE notification_digests.last_event_at END,
+                scope_title = excluded.scope_title
             RETURNING id
             """, as: Int64.self)
         guard let digestID else { return false }
@@ -85,7 +89,7 @@ enum NotificationStore {
         let heads = try db.query("""
             SELECT d.id, d.user_id, d.kind, d.scope, d.scope_title, d.first_event_at, d.last_event_at
             FROM notification_digests d LEFT JOIN notification_scopes s ON s.scope = d.scope
-            WHERE max(d.last_event_at, coalesce(s.last_event_at, d.last_event_at)) <= \(quietBefore)
+            WHERE (d.last_event_at <= \(quietBefore) AND coalesce(s.last_event_at, d.last_event_at) <= \(quietBefore))
                OR d.first_event_at <= \(capBefore)
             ORDER BY d.first_event_at, d.id
             LIMIT \(limit)
@@ -130,11 +134,10 @@ enum NotificationStore {
         _ tx: Transaction, digestID: Int64, userID: Int64, kind: String, scope: String, title: String, body: String, url: String,
         eventCount: Int, now: Int64
     ) throws -> Int64 {
-        try tx.execute("""
+        let id = try tx.insertReturningID("""
             INSERT INTO notifications (user_id, kind, scope, title, body, url, event_count, created_at)
             VALUES (\(userID), \(kind), \(scope), \(title), \(body), \(url), \(eventCount), \(now))
             """)
-        let id = tx.lastInsertRowID
         try tx.execute("DELETE FROM notification_digests WHERE id = \(digestID)")
         return id
     }

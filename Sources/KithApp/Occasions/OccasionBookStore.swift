@@ -49,8 +49,8 @@ enum OccasionBookStore {
         var found: [Int64: Progress] = [:]
         for row in try db.query("""
             SELECT m.user_id,
-                EXISTS (SELECT 1 FROM occasion_challenges c
-                        WHERE c.occasion_id = m.occasion_id AND c.kind = 'dare' AND c.author_id = m.user_id) AS has_dare,
+                CASE WHEN EXISTS (SELECT 1 FROM occasion_challenges c
+                        WHERE c.occasion_id = m.occasion_id AND c.kind = 'dare' AND c.author_id = m.user_id) THEN 1 ELSE 0 END AS has_dare,
                 (SELECT g.state FROM occasion_gifts g WHERE g.occasion_id = m.occasion_id AND g.author_id = m.user_id) AS gift_state
             FROM occasion_members m WHERE m.occasion_id = \(occasionID)
             """)

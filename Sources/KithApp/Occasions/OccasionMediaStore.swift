@@ -92,8 +92,11 @@ enum OccasionMediaStore {
         if let existing {
             giftID = existing.id
         } else {
-            _ = try OccasionStore.saveDraft(tx, occasionID: occasionID, authorID: authorID, body: "", now: now)
-            giftID = tx.lastInsertRowID
+            // No gift yet (`existing` is nil), so a plain INSERT: the draft's
+            // upsert would not say which id it wrote.
+            giftID = try tx.insertReturningID("""
+                INSERT INTO occasion_gifts (occasion_id, author_id, created_at) VALUES (\(occasionID), \(authorID), \(now))
+                """)
         }
         if !adding { try tx.execute("DELETE FROM occasion_media WHERE gift_id = \(giftID)") }
         try tx.execute("UPDATE occasion_gifts SET kind = \(giftKind.rawValue) WHERE id = \(giftID)")

@@ -15,11 +15,10 @@ enum OccasionStore {
     }
 
     static func create(_ tx: Transaction, _ new: NewOccasion, hostID: Int64, now: Int64) throws -> Int64 {
-        try tx.execute("""
+        let id = try tx.insertReturningID("""
             INSERT INTO occasions (name, kind, celebrant_name, date, created_at)
             VALUES (\(new.name), \(new.kind.rawValue), \(new.celebrantName), \(new.date), \(now))
             """)
-        let id = tx.lastInsertRowID
         try tx.execute("""
             INSERT INTO occasion_members (occasion_id, user_id, role, display_name, joined_at, joined_via)
             VALUES (\(id), \(hostID), 'host', \(new.hostName), \(now), 'created')
@@ -104,8 +103,9 @@ enum OccasionStore {
         _ tx: Transaction, occasionID: Int64, userID: Int64, role: OccasionRole, via code: String, now: Int64
     ) throws -> Bool {
         try tx.execute("""
-            INSERT OR IGNORE INTO occasion_members (occasion_id, user_id, role, display_name, joined_at, joined_via)
+            INSERT INTO occasion_members (occasion_id, user_id, role, display_name, joined_at, joined_via)
             SELECT \(occasionID), id, \(role.rawValue), display_name, \(now), \(code) FROM users WHERE id = \(userID)
+            ON CONFLICT DO NOTHING
             """) == 1
     }
 
@@ -171,12 +171,11 @@ enum OccasionStore {
     }
 
     static func addChallenge(_ tx: Transaction, occasionID: Int64, _ fields: ChallengeFields, now: Int64) throws -> Int64 {
-        try tx.execute("""
+        try tx.insertReturningID("""
             INSERT INTO occasion_challenges (occasion_id, kind, title, description, option_b, points, difficulty, category, created_at)
             VALUES (\(occasionID), 'challenge', \(fields.title), \(fields.description), \(fields.optionB), \(fields.points),
                     \(fields.difficulty.rawValue), \(fields.category.rawValue), \(now))
             """)
-        return tx.lastInsertRowID
     }
 
     /// Edits an open challenge; a completed one keeps what was completed.
@@ -205,7 +204,7 @@ enum OccasionStore {
             VALUES (\(occasionID), 'dare', \(authorID), \(title), \(description), \(points), \(now))
             ON CONFLICT (occasion_id, author_id) WHERE kind = 'dare' DO UPDATE
             SET title = excluded.title, description = excluded.description, points = excluded.points
-            WHERE discovered_at IS NULL AND completed_at IS NULL
+            WHERE occasion_challenges.discovered_at IS NULL AND occasion_challenges.completed_at IS NULL
             """) == 1
     }
 
@@ -276,7 +275,7 @@ enum OccasionStore {
         try tx.execute("""
             INSERT INTO occasion_gifts (occasion_id, author_id, kind, body, created_at)
             VALUES (\(occasionID), \(authorID), 'letter', \(body), \(now))
-            ON CONFLICT (occasion_id, author_id) DO UPDATE SET body = excluded.body WHERE state = 'draft'
+            ON CONFLICT (occasion_id, author_id) DO UPDATE SET body = excluded.body WHERE occasion_gifts.state = 'draft'
             """) == 1
     }
 
@@ -357,7 +356,7 @@ enum OccasionStore {
     static func openFinaleIfDue(_ tx: Transaction, occasionID: Int64, force: Bool, now: Int64) throws -> Bool {
         let rule: SQL =
             force
-            ? "1"
+            ? "1 = 1"
             : """
             EXISTS (SELECT 1 FROM occasion_gifts WHERE occasion_id = \(occasionID) AND state = 'unlocked')
             AND NOT EXISTS (SELECT 1 FROM occasion_gifts WHERE occasion_id = \(occasionID) AND state = 'on_offer')
@@ -381,12 +380,12 @@ enum OccasionStore {
         if changed == 0 {
             return .wouldGoNegative(balance: try tx.queryValue("SELECT balance FROM occasions WHERE id = \(occasionID)", as: Int.self) ?? 0)
         }
-        try tx.execute("""
+        let adjustmentID = try tx.insertReturningID("""
             INSERT INTO occasion_adjustments (occasion_id, delta, reason, actor_id, at)
             VALUES (\(occasionID), \(delta), \(reason), \(actorID), \(now))
             """)
         try appendTimeline(
-            tx, occasionID: occasionID, kind: "adjustment", subjectID: tx.lastInsertRowID, points: delta, byHost: true, now: now)
+            tx, occasionID: occasionID, kind: "adjustment", subjectID: adjustmentID, points: delta, byHost: true, now: now)
         return .adjusted
     }
 
@@ -412,7 +411,7 @@ enum OccasionStore {
     /// paid unlocks. Equal to the kept balance by construction; tests hold
     /// the two against each other.
     static func derivedBalance(_ db: some Queryable, occasionID: Int64) throws -> Int {
-        try db.queryValue("SELECT coalesce(sum(points), 0) FROM occasion_timeline WHERE occasion_id = \(occasionID)", as: Int.self) ?? 0
+        try db.queryValue("SELECT CAST(coalesce(sum(points), 0) AS BIGINT) FROM occasion_timeline WHERE occasion_id = \(occasionID)", as: Int.self) ?? 0
     }
 
     struct Economy: Sendable, Equatable {
@@ -425,9 +424,9 @@ enum OccasionStore {
     static func economy(_ db: some Queryable, occasionID: Int64) throws -> Economy {
         let row = try db.queryOne("""
             SELECT
-              (SELECT coalesce(sum(points), 0) FROM occasion_challenges WHERE occasion_id = \(occasionID) AND kind = 'challenge') AS challenges,
-              (SELECT coalesce(sum(points), 0) FROM occasion_challenges WHERE occasion_id = \(occasionID) AND kind = 'dare') AS dares,
-              (SELECT coalesce(sum(cost), 0) FROM occasion_gifts WHERE occasion_id = \(occasionID) AND state IN ('on_offer', 'unlocked')) AS costs,
+              (SELECT CAST(coalesce(sum(points), 0) AS BIGINT) FROM occasion_challenges WHERE occasion_id = \(occasionID) AND kind = 'challenge') AS challenges,
+              (SELECT CAST(coalesce(sum(points), 0) AS BIGINT) FROM occasion_challenges WHERE occasion_id = \(occasionID) AND kind = 'dare') AS dares,
+              (SELECT CAST(coalesce(sum(cost), 0) AS BIGINT) FROM occasion_gifts WHERE occasion_id = \(occasionID) AND state IN ('on_offer', 'unlocked')) AS costs,
               (SELECT count(*) FROM occasion_gifts WHERE occasion_id = \(occasionID) AND state = 'submitted') AS unpriced
             """)
         return Economy(
@@ -470,7 +469,7 @@ enum OccasionStore {
             SELECT t.id, t.kind, t.subject_id, t.points, t.by_host, t.at,
                    c.title AS challenge_title, c.chosen_option, c.option_b,
                    gm.display_name AS gift_author, g.kind AS gift_kind, a.reason AS adjustment_reason,
-                   d.subject_id IS NOT NULL AS departed, d.gift_kind AS departed_gift_kind
+                   CASE WHEN d.subject_id IS NOT NULL THEN 1 ELSE 0 END AS departed, d.gift_kind AS departed_gift_kind
             FROM occasion_timeline t
             LEFT JOIN occasion_challenges c ON t.kind IN ('challenge', 'dare') AND c.id = t.subject_id AND c.occasion_id = t.occasion_id
             LEFT JOIN occasion_gifts g ON t.kind = 'gift' AND g.id = t.subject_id AND g.occasion_id = t.occasion_id
@@ -543,10 +542,11 @@ enum OccasionStore {
             """).map { try $0.get("occasion_id") }
         // Timeline entries about what goes say it was a former member's (`FormerMember`).
         try tx.execute("""
-            INSERT OR IGNORE INTO occasion_departed_subjects (occasion_id, kind, subject_id, gift_kind)
+            INSERT INTO occasion_departed_subjects (occasion_id, kind, subject_id, gift_kind)
             SELECT occasion_id, kind, id, NULL FROM occasion_challenges WHERE author_id = \(userID)
             UNION ALL
             SELECT occasion_id, 'gift', id, kind FROM occasion_gifts WHERE author_id = \(userID)
+            ON CONFLICT DO NOTHING
             """)
         try tx.execute("DELETE FROM occasion_challenges WHERE author_id = \(userID)")
         try tx.execute("DELETE FROM occasion_gifts WHERE author_id = \(userID)")

@@ -84,7 +84,7 @@ enum ThanksStore {
     static func reactions(_ db: some Queryable, giftID: Int64, viewerID: Int64) throws -> [String: (count: Int, mine: Bool)] {
         var found: [String: (count: Int, mine: Bool)] = [:]
         for row in try db.query("""
-            SELECT emoji, count(*) AS n, max(user_id = \(viewerID)) AS mine FROM occasion_reactions
+            SELECT emoji, count(*) AS n, max(CASE WHEN user_id = \(viewerID) THEN 1 ELSE 0 END) AS mine FROM occasion_reactions
             WHERE gift_id = \(giftID) GROUP BY emoji
             """)
         {

@@ -93,10 +93,9 @@ enum PlateStore {
     static func create(
         _ tx: Transaction, name: String, mode: PlateMode, ruleset: String, scoring: PlateScoring = .count, hostID: Int64, now: Int64
     ) throws -> Int64 {
-        try tx.execute("""
+        let id = try tx.insertReturningID("""
             INSERT INTO plate_games (name, mode, ruleset, scoring, created_at) VALUES (\(name), \(mode), \(ruleset), \(scoring), \(now))
             """)
-        let id = tx.lastInsertRowID
         try tx.execute("""
             INSERT INTO plate_players (game_id, user_id, role, colour, joined_at) VALUES (\(id), \(hostID), 'host', 0, \(now))
             """)
@@ -165,15 +164,15 @@ enum PlateStore {
     static func players(_ db: some Queryable, gameID: Int64) throws -> [PlatePlayer] {
         try db.query("""
             SELECT p.user_id, u.display_name, p.role, p.colour, p.joined_at, count(r.region) AS score,
-                coalesce(sum(r.points), 0) AS points
+                CAST(coalesce(sum(r.points), 0) AS BIGINT) AS points
             FROM plate_players p
             JOIN plate_games g ON g.id = p.game_id
             JOIN users u ON u.id = p.user_id
             LEFT JOIN plate_spots s ON s.game_id = p.game_id AND s.user_id = p.user_id
             LEFT JOIN plate_ruleset_regions r ON r.ruleset = g.ruleset AND r.region = s.region
             WHERE p.game_id = \(gameID)
-            GROUP BY p.user_id
-            ORDER BY CASE g.scoring WHEN 'rarity' THEN points ELSE score END DESC, p.joined_at, p.user_id
+            GROUP BY p.game_id, p.user_id, u.id, g.id
+            ORDER BY CASE g.scoring WHEN 'rarity' THEN coalesce(sum(r.points), 0) ELSE count(r.region) END DESC, p.joined_at, p.user_id
             """).map { row in
             PlatePlayer(
                 userID: try row.get("user_id"), name: try row.get("display_name"), role: try row.get("role"),
@@ -261,7 +260,7 @@ enum PlateStore {
 
     /// Every spot of the game, oldest first: what every board is drawn from.
     static func spots(_ db: some Queryable, gameID: Int64) throws -> [PlateSpot] {
-        try spots(db, gameID: gameID, filter: "", limit: -1)
+        try spots(db, gameID: gameID, filter: "", limit: .max)
     }
 
     /// The newest spots, newest first, for the feed.
@@ -271,9 +270,10 @@ enum PlateStore {
 
     /// One region's spots in the game, oldest first.
     static func spots(_ db: some Queryable, gameID: Int64, region: String) throws -> [PlateSpot] {
-        try spots(db, gameID: gameID, filter: "AND s.region = \(region)", limit: -1)
+        try spots(db, gameID: gameID, filter: "AND s.region = \(region)", limit: .max)
     }
 
+    // No limit is `.max`: SQLite's `LIMIT -1` is an error on PostgreSQL.
     private static func spots(_ db: some Queryable, gameID: Int64, filter: SQL, limit: Int, newestFirst: Bool = false) throws -> [PlateSpot] {
         let order: SQL = newestFirst ? "ORDER BY s.spotted_at DESC, s.id DESC" : "ORDER BY s.spotted_at, s.id"
         return try db.query("""
@@ -297,7 +297,7 @@ enum PlateStore {
     /// has spotted counts once, at its points in the game's ruleset.
     static func groupPoints(_ db: some Queryable, gameID: Int64) throws -> Int {
         Int(try db.queryValue("""
-            SELECT coalesce(sum(r.points), 0) FROM plate_ruleset_regions r
+            SELECT CAST(coalesce(sum(r.points), 0) AS BIGINT) FROM plate_ruleset_regions r
             JOIN plate_games g ON g.ruleset = r.ruleset
             WHERE g.id = \(gameID) AND r.region IN (SELECT region FROM plate_spots WHERE game_id = \(gameID))
             """, as: Int64.self) ?? 0)
@@ -310,7 +310,7 @@ enum PlateStore {
                 SELECT \(PlateSpot.columns),
                     row_number() OVER (PARTITION BY s.region ORDER BY s.spotted_at, s.id) AS position
                 \(PlateSpot.joins)
-                WHERE s.game_id = \(gameID))
+                WHERE s.game_id = \(gameID)) AS firsts
             WHERE position = 1
             ORDER BY spotted_at, id
             """).map(PlateSpot.init(row:))

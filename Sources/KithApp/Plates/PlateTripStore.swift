@@ -38,11 +38,10 @@ enum PlateTripStore {
     /// A new game like this one (name, mode, rules) with the same players in
     /// the same roles and colours, pointing back at it. Returns its id.
     static func startNext(_ tx: Transaction, after gameID: Int64, now: Int64) throws -> Int64 {
-        try tx.execute("""
+        let id = try tx.insertReturningID("""
             INSERT INTO plate_games (name, mode, ruleset, created_at, previous_id)
             SELECT name, mode, ruleset, \(now), id FROM plate_games WHERE id = \(gameID)
             """)
-        let id = tx.lastInsertRowID
         try tx.execute("""
             INSERT INTO plate_players (game_id, user_id, role, colour, joined_at)
             SELECT \(id), user_id, role, colour, joined_at FROM plate_players WHERE game_id = \(gameID)

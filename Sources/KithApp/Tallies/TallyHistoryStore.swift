@@ -107,14 +107,14 @@ extension TallyStore {
     /// One query: the periods are a VALUES list, summed over the history in SQL.
     static func totals(_ db: some Queryable, tallyID: Int64, periods: [(start: Int64, end: Int64)]) throws -> [Int64] {
         guard !periods.isEmpty else { return [] }
-        let values = SQL.join(periods.enumerated().map { "(\($0.offset), \($0.element.start), \($0.element.end))" as SQL }, separator: ", ")
+        let values = SQL.join(periods.enumerated().map { "(CAST(\($0.offset) AS BIGINT), CAST(\($0.element.start) AS BIGINT), CAST(\($0.element.end) AS BIGINT))" as SQL }, separator: ", ")
         let rows = try db.query("""
             WITH periods(i, start, finish) AS (VALUES \(values)),
             counted AS (
                 SELECT h.at, h.delta FROM tally_history h
                 WHERE h.tally_id = \(tallyID) AND \(countingRows)
             )
-            SELECT periods.i, coalesce(sum(counted.delta), 0) AS total
+            SELECT periods.i, CAST(coalesce(sum(counted.delta), 0) AS BIGINT) AS total
             FROM periods LEFT JOIN counted ON counted.at >= periods.start AND counted.at < periods.finish
             GROUP BY periods.i ORDER BY periods.i
             """)

@@ -88,12 +88,11 @@ enum TallyStore {
     }
 
     static func create(_ tx: Transaction, ownerID: Int64, draft: Draft, now: Int64) throws -> Int64 {
-        try tx.execute("""
+        let id = try tx.insertReturningID("""
             INSERT INTO tallies (owner_id, name, count, fireworks, reset_schedule, next_reset_at, reset_time_zone, created_at, updated_at, updated_by)
             VALUES (\(ownerID), \(draft.name), \(draft.count), \(draft.fireworks), \(draft.schedule), \(draft.nextResetAt),
                 \(draft.nextResetAt == nil ? nil : draft.timeZone), \(now), \(now), \(ownerID))
             """)
-        let id = tx.lastInsertRowID
         try setShares(tx, tallyID: id, shares: draft.shares)
         try markSeen(tx, tallyID: id, userID: ownerID)
         return id
@@ -189,7 +188,7 @@ enum TallyStore {
         try db.query("""
             SELECT u.id, u.display_name, u.username, u.avatar, u.avatar_colour, s.permission
             FROM tally_shares s JOIN users u ON u.id = s.user_id
-            WHERE s.tally_id = \(tallyID) ORDER BY u.display_name COLLATE NOCASE, u.id
+            WHERE s.tally_id = \(tallyID) ORDER BY lower(u.display_name), u.id
             """).map { (try Tally.Person(row: $0), try $0.get("permission")) }
     }
 
@@ -214,8 +213,9 @@ enum TallyStore {
     static func markSeen(_ tx: Transaction, tallyID: Int64, userID: Int64, upTo version: Int64 = .max) throws {
         try tx.execute("""
             INSERT INTO tally_views (tally_id, user_id, seen_version)
-            SELECT id, \(userID), min(version, \(version)) FROM tallies WHERE id = \(tallyID)
-            ON CONFLICT (tally_id, user_id) DO UPDATE SET seen_version = max(seen_version, excluded.seen_version)
+            SELECT id, \(userID), CASE WHEN version < \(version) THEN version ELSE \(version) END FROM tallies WHERE id = \(tallyID)
+            ON CONFLICT (tally_id, user_id) DO UPDATE SET seen_version = CASE
+                WHEN excluded.seen_version > tally_views.seen_version THEN excluded.seen_version ELSE tally_views.seen_version END
             """)
     }
 
@@ -259,7 +259,7 @@ enum TallyStore {
         try tx.execute("""
             UPDATE tallies SET count = 0, version = version + 1, updated_at = \(now), updated_by = NULL, updated_by_former = 0,
                 next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
-                reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
+                reset_schedule = CASE WHEN CAST(\(nextResetAt) AS BIGINT) IS NULL THEN 'off' ELSE reset_schedule END
             WHERE id = \(id)
             """)
         try recordHistory(tx, id: id, kind: .reset, before: before, by: nil, now: now)
@@ -269,7 +269,7 @@ enum TallyStore {
     static func rezone(_ tx: Transaction, id: Int64, nextResetAt: Int64?, timeZone: String) throws {
         try tx.execute("""
             UPDATE tallies SET next_reset_at = \(nextResetAt), reset_time_zone = \(nextResetAt == nil ? nil : timeZone),
-                reset_schedule = CASE WHEN \(nextResetAt) IS NULL THEN 'off' ELSE reset_schedule END
+                reset_schedule = CASE WHEN CAST(\(nextResetAt) AS BIGINT) IS NULL THEN 'off' ELSE reset_schedule END
             WHERE id = \(id)
             """)
     }
