@@ -9,6 +9,7 @@
 #   make map     regenerate the plate game's maps from the vendored map data
 #   make map-source  re-extract the North America map data from Natural Earth
 #   make schema-parity  Migrations/postgres/ against Migrations/, table by table
+#   make test-postgres  every test again, on a throwaway PostgreSQL cluster
 #
 # Debian packages Kith builds against. tzdata: time zones for tally resets.
 # librsvg2-bin: rsvg-convert, which the server runs to paint a plate game's
