@@ -95,6 +95,8 @@ def rss_breakdown(pid, binary):
             add("libsqlite3", rss)
         elif "libssl" in path or "libcrypto" in path:
             add("libssl, libcrypto", rss)
+        elif re.search(r"/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so", path):
+            add("libc, libm, libstdc++, ld.so", rss)
         elif path:
             add("other libraries and files", rss)
         else:
@@ -120,6 +122,17 @@ def rollup(pid):
             if len(parts) == 3 and parts[2] == "kB":
                 totals[parts[0].rstrip(":")] = int(parts[1])
     return totals
+
+
+def shared_libraries(pid):
+    """The shared objects mapped into the process, by path."""
+    paths = set()
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split(None, 5)
+            if len(fields) == 6 and ".so" in os.path.basename(fields[5].strip()):
+                paths.add(fields[5].strip())
+    return sorted(paths)
 
 
 def thread_count(pid):
@@ -149,6 +162,7 @@ def main():
         idle_rss = rss_kib(kith.pid)
         breakdown = rss_breakdown(kith.pid, kith_binary)
         threads = thread_count(kith.pid)
+        libraries = shared_libraries(kith.pid)
         totals = rollup(kith.pid)
 
         rows = []
@@ -181,6 +195,9 @@ def main():
         # The part of RSS that is the process's own: the rest is clean pages of
         # the binary and libraries, shared with the page cache.
         rows.append(("  of which anonymous (heap, stacks, data)", f"{totals.get('Anonymous', 0) / 1024:.1f} MiB", "—", None))
+        # libvips and its hundred-odd libraries live only in kith-photos, run per photo.
+        rows.append(("  shared libraries mapped", str(len(libraries)), "—", None))
+        rows.append(("  kith binary size", f"{os.path.getsize(kith_binary) / 1048576:.1f} MiB", "—", None))
         print_targets(f"Kith engine — wrk -t2, {args.seconds}s, median of {args.runs} runs, loopback, "
                       f"{os.cpu_count()} CPUs shared by server and wrk", rows)
 
