@@ -135,6 +135,22 @@ def shared_libraries(pid):
     return sorted(paths)
 
 
+def wait_for_idle(pid, settle=1.0, timeout=20.0):
+    """RSS in KiB once start-up is over: listening comes before the last of
+    start-up's work on a loaded machine, so wait until neither the RSS nor
+    the thread count has moved for `settle` seconds."""
+    deadline = time.time() + timeout
+    last, since = None, time.time()
+    while time.time() < deadline:
+        now = (rss_kib(pid), thread_count(pid))
+        if now != last:
+            last, since = now, time.time()
+        elif time.time() - since >= settle:
+            break
+        time.sleep(0.1)
+    return rss_kib(pid)
+
+
 def thread_count(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"^Threads:\s+(\d+)", f.read(), re.M).group(1))
@@ -158,8 +174,7 @@ def main():
         kith = start([kith_binary, "serve", "--quiet", "--port", str(kith_port),
                       "--data", os.path.join(scratch, "kith")], kith_port)
         processes.append(kith)
-        time.sleep(1.0)
-        idle_rss = rss_kib(kith.pid)
+        idle_rss = wait_for_idle(kith.pid)
         breakdown = rss_breakdown(kith.pid, kith_binary)
         threads = thread_count(kith.pid)
         libraries = shared_libraries(kith.pid)
