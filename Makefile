@@ -193,11 +193,13 @@ map-source:
 	  python3 Scripts/naturalearth_mx.py "$$work/root/usr/share/qgis/resources/data/world_map.gpkg" \
 	    Scripts/natural-earth/admin1-mx.json
 
-# kith in $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith,
-# where the binary looks for them.
+# kith and kith-photos (which kith runs for photos, from beside itself) in
+# $(PREFIX)/bin, Public/ and Migrations/ in $(PREFIX)/share/kith, where the
+# binary looks for them.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kith
 	install -m 755 .build/release/kith $(DESTDIR)$(PREFIX)/bin/kith
+	install -m 755 .build/release/kith-photos $(DESTDIR)$(PREFIX)/bin/kith-photos
 	cp -R Public Migrations $(DESTDIR)$(PREFIX)/share/kith/
 
 clean:

@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Kith: the `kith` executable (and `kith-bench`) over these modules.
+// Kith: the `kith` executable (with `kith-photos`, and `kith-bench`) over these modules.
 //   KithSync       the lock the engine and storage share
 //   KithHTTP       the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
 //   KithStorage    SQLite or PostgreSQL: connections, binding interpolation, migrations, backup
@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "kith", targets: ["kith"]),
         .executable(name: "kith-bench", targets: ["kith-bench"]),
+        .executable(name: "kith-photos", targets: ["kith-photos"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -27,7 +28,8 @@ let package = Package(
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", providers: [.apt(["libqrencode-dev"])]),
-        // libvips: right-sized photo variants, and the decoder for iPhones' HEIC photos.
+        // libvips: right-sized photo variants, and the decoder for iPhones' HEIC
+        // photos. Linked only into `kith-photos`, which the server runs per job.
         .systemLibrary(name: "CVips", path: "Sources/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // gzip and brotli for compressed responses: assets once at start, pages as they go.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -48,10 +50,13 @@ let package = Package(
         .target(name: "KithMedia", path: "Sources/KithMedia"),
         .target(
             name: "KithApp",
-            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL", "CVips"],
+            dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL"],
             path: "Sources/KithApp"
         ),
         .executableTarget(name: "kith", dependencies: ["KithApp"], path: "Sources/kith"),
+        // Reads and resizes one photo per run, in its own process: the server's
+        // memory stays free of libvips, and a decoder crash stays out of it.
+        .executableTarget(name: "kith-photos", dependencies: ["CVips", "KithMedia"], path: "Sources/kith-photos"),
         // TechEmpower "plaintext" and "Fortunes" on the same layers, for `make bench`.
         .executableTarget(
             name: "kith-bench",

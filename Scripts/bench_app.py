@@ -95,6 +95,8 @@ def rss_breakdown(pid, binary):
             add("libsqlite3", rss)
         elif "libssl" in path or "libcrypto" in path:
             add("libssl, libcrypto", rss)
+        elif re.search(r"/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so", path):
+            add("libc, libm, libstdc++, ld.so", rss)
         elif path:
             add("other libraries and files", rss)
         else:
@@ -122,6 +124,33 @@ def rollup(pid):
     return totals
 
 
+def shared_libraries(pid):
+    """The shared objects mapped into the process, by path."""
+    paths = set()
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split(None, 5)
+            if len(fields) == 6 and ".so" in os.path.basename(fields[5].strip()):
+                paths.add(fields[5].strip())
+    return sorted(paths)
+
+
+def wait_for_idle(pid, settle=1.0, timeout=20.0):
+    """RSS in KiB once start-up is over: listening comes before the last of
+    start-up's work on a loaded machine, so wait until neither the RSS nor
+    the thread count has moved for `settle` seconds."""
+    deadline = time.time() + timeout
+    last, since = None, time.time()
+    while time.time() < deadline:
+        now = (rss_kib(pid), thread_count(pid))
+        if now != last:
+            last, since = now, time.time()
+        elif time.time() - since >= settle:
+            break
+        time.sleep(0.1)
+    return rss_kib(pid)
+
+
 def thread_count(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"^Threads:\s+(\d+)", f.read(), re.M).group(1))
@@ -145,10 +174,10 @@ def main():
         kith = start([kith_binary, "serve", "--quiet", "--port", str(kith_port),
                       "--data", os.path.join(scratch, "kith")], kith_port)
         processes.append(kith)
-        time.sleep(1.0)
-        idle_rss = rss_kib(kith.pid)
+        idle_rss = wait_for_idle(kith.pid)
         breakdown = rss_breakdown(kith.pid, kith_binary)
         threads = thread_count(kith.pid)
+        libraries = shared_libraries(kith.pid)
         totals = rollup(kith.pid)
 
         rows = []
@@ -181,6 +210,9 @@ def main():
         # The part of RSS that is the process's own: the rest is clean pages of
         # the binary and libraries, shared with the page cache.
         rows.append(("  of which anonymous (heap, stacks, data)", f"{totals.get('Anonymous', 0) / 1024:.1f} MiB", "—", None))
+        # libvips and its hundred-odd libraries live only in kith-photos, run per photo.
+        rows.append(("  shared libraries mapped", str(len(libraries)), "—", None))
+        rows.append(("  kith binary size", f"{os.path.getsize(kith_binary) / 1048576:.1f} MiB", "—", None))
         print_targets(f"Kith engine — wrk -t2, {args.seconds}s, median of {args.runs} runs, loopback, "
                       f"{os.cpu_count()} CPUs shared by server and wrk", rows)
 

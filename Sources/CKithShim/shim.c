@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -205,4 +206,8 @@ int64_t kith_rss_bytes(void) {
     fclose(f);
     if (ok != 2) return -1;
     return (int64_t)resident * sysconf(_SC_PAGESIZE);
+}
+
+int kith_trim_heap(void) {
+    return malloc_trim(0);
 }

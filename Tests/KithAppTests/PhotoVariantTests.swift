@@ -10,12 +10,15 @@ import Testing
 /// Photos made at test time with libvips: a colour gradient under noise, so
 /// they weigh what a real photo of that size does.
 enum SamplePhotos {
+    static let vipsStarted = kith_vips_start() == 0
+
     static func make(_ name: String, width: Int, height: Int, quality: Int = 90, edit: String? = nil) throws -> [UInt8] {
-        guard Vips.started else { throw TestError("libvips did not start") }
+        guard vipsStarted else { throw TestError("libvips did not start") }
         let directory = try TemporaryDirectory()
         let path = directory.path + "/" + name
         guard kith_vips_sample_photo(path, Int32(width), Int32(height), Int32(quality)) == 0 else {
-            throw TestError("libvips could not make \(name): \(Vips.takeError())")
+            defer { vips_error_clear() }
+            throw TestError("libvips could not make \(name): \(String(cString: vips_error_buffer()))")
         }
         if let edit {
             let result = try runProgram("/bin/sh", ["-c", "cd '\(directory.path)' && \(edit) '\(name)'"], mergingErrors: true)

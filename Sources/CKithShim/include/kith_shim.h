@@ -53,5 +53,7 @@ int kith_raise_nofile_limit(uint64_t *soft_out);
 uint64_t kith_process_cpu_micros(void);
 uint64_t kith_monotonic_nanos(void);
 int64_t kith_rss_bytes(void);
+// malloc_trim(0): hands freed heap pages back to the kernel.
+int kith_trim_heap(void);
 
 #endif

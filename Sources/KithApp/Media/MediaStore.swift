@@ -26,6 +26,8 @@ public final class MediaStore: Sendable {
     private let checksums = Lock<[String: UInt32]>([:])
     /// Who wants to know when a new photo is stored (the variant maker).
     private let photoObservers = Lock<[@Sendable () -> Void]>([])
+    /// Reads and resizes photos in a child process (`kith-photos`).
+    public let photos = PhotoHelper()
 
     init(dataDirectory: String) {
         directory = dataDirectory + "/media"
@@ -81,16 +83,18 @@ public final class MediaStore: Sendable {
         }
         let prefix = try Self.prefix(of: upload.path)
         let type: KithMedia.MediaType
+        var probed: (width: Int, height: Int)?
         switch MediaSniffer.identify(prefix, expecting: kind) {
         case .heic:
             // Taken when libvips can read it: pages show it through its
             // JPEG and WebP variants, made from it in the background.
-            guard kind == .photo, let heif = MediaSniffer.heifType(prefix), Vips.orientedSize(ofFileAt: upload.path) != nil else {
+            guard kind == .photo, let heif = MediaSniffer.heifType(prefix), let size = photos.orientedSize(ofFileAt: upload.path) else {
                 throw HTTPError(
                     .unsupportedMediaType,
                     "\(name) is a HEIC or HEIF photo Kith couldn't open. Choose JPEG or take the photo again.")
             }
             type = heif
+            probed = size
         case .unknown:
             throw HTTPError(.unsupportedMediaType, "Kith can't use \(name). Choose \(Self.acceptedFormats).")
         case .allowed(let found):
@@ -107,7 +111,7 @@ public final class MediaStore: Sendable {
         guard let sha256 = SHA256.hexOfFile(at: upload.path), let size = Self.size(of: upload.path) else {
             throw HTTPError.internal(MediaFailure.unreadable(upload.path))
         }
-        let shown = type.kind == .photo ? Vips.orientedSize(ofFileAt: upload.path) : nil
+        let shown = type.kind == .photo ? probed ?? photos.orientedSize(ofFileAt: upload.path) : nil
         try moveIntoPlace(upload.path, target: path(for: sha256))
         return Stored(
             sha256: sha256, mimeType: type.mimeType, kind: type.kind, byteCount: size, width: shown?.width, height: shown?.height)
@@ -172,7 +176,7 @@ public final class MediaStore: Sendable {
         try tx.execute("""
             INSERT INTO media_photos (sha256, width, height, state, updated_at)
             VALUES (\(sha256), \(shown?.width), \(shown?.height), \(failed ? "failed" : "ready"), \(now))
-            ON CONFLICT (sha256) DO UPDATE SET width = excluded.width, height = excluded.height,
+            ON CONFLICT (sha256) DO UPDATE SET width = coalesce(excluded.width, width), height = coalesce(excluded.height, height),
                 state = excluded.state, updated_at = excluded.updated_at
             """)
         return true

@@ -1,34 +1,9 @@
-import CVips
 import Glibc
 import KithHTTP
 import KithMedia
 import KithStorage
 import KithTemplates
 import KithSync
-
-/// libvips, started once per process on first use.
-enum Vips {
-    static let started: Bool = kith_vips_start() == 0
-
-    /// A photo's size as shown (EXIF orientation applied), from its header;
-    /// nil when libvips cannot read the file.
-    static func orientedSize(ofFileAt path: String) -> (width: Int, height: Int)? {
-        guard started else { return nil }
-        var width: Int32 = 0
-        var height: Int32 = 0
-        guard kith_vips_oriented_size(path, &width, &height) == 0, width > 0, height > 0 else {
-            vips_error_clear()
-            return nil
-        }
-        return (Int(width), Int(height))
-    }
-
-    /// What libvips said went wrong, and forget it.
-    static func takeError() -> String {
-        defer { vips_error_clear() }
-        return String(cString: vips_error_buffer())
-    }
-}
 
 /// A photo at the sizes pages ask for: 480, 960 and 1600 pixels wide (never
 /// enlarged: a 700-pixel photo gets 480 and 700), each as WebP and as JPEG,
@@ -124,6 +99,7 @@ enum PhotoVariants {
 
     // MARK: Making
 
+    /// A variant `kith-photos` made, read back for storing.
     struct Made {
         var width: Int
         var height: Int
@@ -131,64 +107,11 @@ enum PhotoVariants {
         var bytes: [UInt8]
     }
 
-    enum Failure: Error, CustomStringConvertible {
-        case vips(String, String)
-        var description: String {
-            switch self {
-            case .vips(let what, let message): "libvips \(what): \(message)"
-            }
-        }
-    }
-
-    static let quality: [Format: Int32] = [.webp: 75, .jpeg: 80]
-
-    /// The widths made for a photo `width` pixels wide.
-    static func widths(for width: Int) -> [Int] {
-        widths.filter { $0 < width } + (width < widths.last! ? [width] : [widths.last!])
-    }
-
-    /// Decodes the photo once (shrunk on load where the format allows) and
-    /// makes every variant from that.
-    static func make(fromFileAt path: String) throws -> [Made] {
-        guard Vips.started else { throw Failure.vips("start", Vips.takeError()) }
-        guard let largest = kith_vips_load_fitting(path, Int32(widths.last!)) else { throw Failure.vips("load", Vips.takeError()) }
-        defer { g_object_unref(largest) }
-        var made: [Made] = []
-        for width in widths(for: Int(vips_image_get_width(largest))).reversed() {
-            let image: UnsafeMutablePointer<VipsImage>
-            if width == Int(vips_image_get_width(largest)) {
-                image = largest
-                _ = g_object_ref(largest)
-            } else {
-                guard let shrunk = kith_vips_shrink(largest, Int32(width)) else { throw Failure.vips("resize", Vips.takeError()) }
-                image = shrunk
-            }
-            defer { g_object_unref(image) }
-            for format in Format.allCases {
-                var buffer: UnsafeMutableRawPointer?
-                var length = 0
-                let status =
-                    format == .webp
-                    ? kith_vips_save_webp(image, quality[format]!, &buffer, &length)
-                    : kith_vips_save_jpeg(image, quality[format]!, &buffer, &length)
-                guard status == 0, let buffer else { throw Failure.vips("save \(format)", Vips.takeError()) }
-                let encoded = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
-                g_free(buffer)
-                // libvips 8.14's WebP saver writes an EXIF chunk even when
-                // told to strip; the uploads' stripper removes it.
-                let (bytes, _) = try MetadataStripper.strip(encoded, container: format == .webp ? .webp : .jpeg)
-                made.append(
-                    Made(width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)), format: format, bytes: bytes))
-            }
-        }
-        return made
-    }
-
     // MARK: The background maker
 
-    /// Makes variants one photo at a time on a plain thread (libvips blocks
-    /// for whole seconds on a 12-megapixel photo; never Swift's cooperative
-    /// pool). Woken by `nudge` after an upload commits, and every few
+    /// Makes variants one photo at a time on a plain thread, through
+    /// `kith-photos` (`PhotoHelper`), waiting whole seconds for a
+    /// 12-megapixel photo: never on Swift's cooperative pool. Woken by `nudge` after an upload commits, and every few
     /// minutes anyway. Stopping waits for the photo in hand; a half-made
     /// photo stays pending and is made again at the next start.
     final class Maker: Sendable {
@@ -236,14 +159,24 @@ enum PhotoVariants {
 
         private func make(_ sha256: String, mimeType: String) throws {
             let path = media.path(for: sha256)
-            let shown = Vips.orientedSize(ofFileAt: path)
+            // Emptied once the variants made there are stored.
+            defer { Self.empty(workingDirectory) }
             // An animated GIF would lose its motion, so it is shown as it is.
+            let outcome = try run { helper, directory in
+                mimeType == "image/gif" ? helper.probe(path) : helper.make(path, into: directory)
+            }
+            var shown: (width: Int, height: Int)?
             var made: [Made] = []
             var failure: String?
-            if mimeType != "image/gif", shown != nil {
-                do { made = try PhotoVariants.make(fromFileAt: path) } catch { failure = String(describing: error) }
-            } else if shown == nil {
-                failure = "libvips cannot read it: \(Vips.takeError())"
+            switch outcome {
+            case .done(let size, let files):
+                shown = size
+                made = try files.map { Made(width: $0.width, height: $0.height, format: $0.format, bytes: try Self.contents(of: $0.path)) }
+            case .unreadable(let cause): failure = "libvips cannot read it: \(cause)"
+            case .failed(let size, let cause):
+                shown = size
+                failure = cause
+            case .broken(let cause): failure = cause
             }
             let stored = try made.map { ($0, try media.storeMade($0.bytes)) }
             let now = clock()
@@ -254,6 +187,44 @@ enum PhotoVariants {
             }
             if let failure {
                 logger.log(["level": "warn", "msg": "photo shown without variants", "sha256": sha256, "cause": failure])
+            }
+        }
+
+        /// Runs a job of `kith-photos` in an empty working directory, again
+        /// (up to the helper's `attempts`) when the helper itself broke.
+        private func run(_ job: (PhotoHelper, String) -> PhotoHelper.Outcome) throws -> PhotoHelper.Outcome {
+            let directory = workingDirectory
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw MediaStore.MediaFailure.io("mkdir \(directory)", errno) }
+            var outcome = PhotoHelper.Outcome.broken("kith-photos was not run")
+            for attempt in 1...max(1, media.photos.settings.attempts) {
+                Self.empty(directory)
+                outcome = job(media.photos, directory)
+                guard case .broken(let cause) = outcome else { break }
+                logger.log(["level": "error", "msg": "photo helper failed", "attempt": String(attempt), "cause": cause])
+            }
+            return outcome
+        }
+
+        /// Where `kith-photos` writes one photo's variants: one photo at a
+        /// time, so one directory, emptied before and after each job.
+        private var workingDirectory: String { media.variantDirectory + "/making" }
+
+        private static func empty(_ directory: String) {
+            for name in MediaStore.entries(of: directory) { unlink(directory + "/" + name) }
+        }
+
+        private static func contents(of path: String) throws -> [UInt8] {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw MediaStore.MediaFailure.io("open \(path)", errno) }
+            defer { close(fd) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw MediaStore.MediaFailure.io("read \(path)", errno) }
+                if count == 0 { return bytes }
+                bytes.append(contentsOf: chunk[..<count])
             }
         }
     }
