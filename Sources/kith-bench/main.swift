@@ -9,9 +9,9 @@ import KithTemplates
 //
 //   kith-bench [--port P] [--host H] [--data DIR] [--event-loops N] [--workers N] [--quiet]
 
-// `kith-bench sse-clients --port P --streams N [--topics T] [--hold]`: the SSE load client.
+// `kith-bench sse-clients --port P --streams N [--topics T] [--hold] [--defer]`: the SSE load client.
 if CommandLine.arguments.dropFirst().first == "sse-clients" {
-    var port = 8080, streams = 1000, topics = "styleguide:demo", hold = false
+    var port = 8080, streams = 1000, topics = "styleguide:demo", hold = false, deferReading = false
     var rest = CommandLine.arguments.dropFirst(2)
     while let flag = rest.popFirst() {
         switch flag {
@@ -19,12 +19,13 @@ if CommandLine.arguments.dropFirst().first == "sse-clients" {
         case "--streams": streams = rest.popFirst().flatMap { Int($0) } ?? streams
         case "--topics": topics = rest.popFirst() ?? topics
         case "--hold": hold = true
+        case "--defer": deferReading = true
         default:
-            Console.error("usage: kith-bench sse-clients --port P --streams N [--topics T] [--hold]")
+            Console.error("usage: kith-bench sse-clients --port P --streams N [--topics T] [--hold] [--defer]")
             exit(2)
         }
     }
-    exit(SSEClients.run(port: port, count: streams, topics: topics, hold: hold))
+    exit(SSEClients.run(port: port, count: streams, topics: topics, hold: hold, deferReading: deferReading))
 }
 
 ShutdownSignal.blockSignals()
