@@ -733,6 +733,9 @@ final class EventLoop: @unchecked Sendable {
             let stream = ResponseStream(loop: self, connection: conn.id, maxUnsentBytes: core.configuration.maxStreamUnsentBytes)
             conn.stream = stream
             logExchange(conn)
+            // Logged, and nothing more is read: the request's head need not
+            // stay in memory for the hours a stream may last.
+            conn.exchange = nil
             start(stream)
             return
         }
@@ -896,18 +899,41 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Sends what the stream has queued, after anything an earlier send left.
+    /// One drain per wake-up is enough: draining re-arms the stream's wake-up,
+    /// so bytes written after it bring the loop back here.
     private func pumpStream(_ conn: Connection) {
-        guard let stream = conn.stream else { return }
-        while true {
-            guard flush(conn) else { return }
-            let (bytes, closed) = stream.drain()
-            if bytes.isEmpty {
-                if closed { closeConnection(conn, streamReason: stream.closeReason ?? .finished) }
-                return
+        guard let stream = conn.stream, !conn.hasPendingOutput || flush(conn) else { return }
+        let (bytes, closed) = stream.drain()
+        if !bytes.isEmpty && !sendStreamBytes(conn, bytes) { return }
+        if closed { closeConnection(conn, streamReason: stream.closeReason ?? .finished) }
+    }
+
+    /// The common case of a publish, made cheap: nothing of an earlier event
+    /// waits, so the bytes (often one buffer shared by every stream) go
+    /// straight to the socket in one non-blocking send, without passing
+    /// through the connection's output. Only what the socket does not take is
+    /// kept, for when it is writable again; a consumer that stays behind is
+    /// then capped by the stream's `maxUnsentBytes`. Returns true when all of
+    /// `bytes` went out.
+    private func sendStreamBytes(_ conn: Connection, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        if conn.writable {
+            let n = bytes.withUnsafeBytes { kith_send(conn.id.fd, $0.baseAddress!, $0.count) }
+            if n > 0 {
+                if n == bytes.count { return true }
+                sent = n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                conn.writable = false
+            } else {
+                closeConnection(conn, streamReason: .disconnected)
+                return false
             }
-            conn.output = bytes
-            conn.outputOffset = 0
         }
+        conn.output = bytes
+        conn.outputOffset = sent
+        // After a short send this finds the socket full and waits for its edge.
+        return flush(conn)
     }
 
     private func drainLingering(_ conn: Connection) {

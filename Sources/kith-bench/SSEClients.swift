@@ -2,18 +2,29 @@ import CKithShim
 import Glibc
 import KithHTTP
 
-/// `kith-bench sse-clients --port P --streams N [--topics T]`: a load client
-/// for the SSE fan-out benchmark. It holds N event streams open on one epoll
-/// loop, prints `ready N` once they are all open, then, for every stream that
-/// receives an `invalidate` event, the CLOCK_MONOTONIC time of its arrival in
-/// nanoseconds (one line, space-separated), and exits. Written natively so the
-/// figures measure the server, not a client's per-socket overhead.
+/// `kith-bench sse-clients --port P --streams N [--topics T] [--hold]`: a load
+/// client for the SSE fan-out benchmark. It holds N event streams open on one
+/// epoll loop, prints `ready N` once they are all open, then, for every stream
+/// that receives an `invalidate` event, two CLOCK_MONOTONIC times in
+/// nanoseconds (each a space-separated line): `arrivals`, when this client read
+/// the event, and `received`, when the kernel queued it on the client's socket
+/// (the server's delivery, free of this client's own scheduling delay on a
+/// shared machine). Then `failed N`; with `--hold` it keeps the streams open
+/// until its standard input closes, so the server's CPU for the publish can be
+/// read apart from its CPU for ten thousand disconnections. With `--defer`
+/// it reads nothing after `ready` until a line arrives on its standard input:
+/// the receive timestamps still say when each event was delivered, and the
+/// client takes no CPU from the server meanwhile, as clients on other
+/// machines would not. Written natively so the figures measure the server,
+/// not a client's per-socket overhead.
 enum SSEClients {
     struct Stream {
         var active = false
         var sent = false
         var opened = false
         var arrived: UInt64 = 0
+        /// When the kernel queued the bytes that completed the event.
+        var received: UInt64 = 0
         /// The last bytes read, so a marker split across reads is still found.
         var tail: [UInt8] = []
     }
@@ -44,7 +55,52 @@ enum SSEClients {
         }
     }
 
-    static func run(port: Int, count: Int, topics: String, batch: Int = 500, timeout: Double = 60) -> Int32 {
+    /// Socket receive timestamps come in CLOCK_REALTIME; arrivals are
+    /// compared with a CLOCK_MONOTONIC start, so they are shifted by the
+    /// clocks' difference, read once (it moves by microseconds a day).
+    static func realtimeToMonotonic() -> Int64 {
+        var real = timespec(), mono = timespec()
+        clock_gettime(CLOCK_REALTIME, &real)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        return (Int64(real.tv_sec) - Int64(mono.tv_sec)) * 1_000_000_000 + Int64(real.tv_nsec) - Int64(mono.tv_nsec)
+    }
+
+    /// One `recvmsg` into `buffer`; `stamp` gets the SCM_TIMESTAMPNS of the
+    /// last segment read, in CLOCK_REALTIME nanoseconds, when there is one.
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, control: UnsafeMutableRawBufferPointer, stamp: inout UInt64) -> Int {
+        var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+            var message = msghdr()
+            message.msg_iov = vectorPointer
+            message.msg_iovlen = 1
+            message.msg_control = control.baseAddress
+            message.msg_controllen = control.count
+            let got = recvmsg(fd, &message, 0)
+            // struct cmsghdr is { size_t len; int level; int type; } and its
+            // data starts at the next 8-byte boundary; Swift has no CMSG_ macros.
+            var offset = 0
+            while got > 0, offset + 16 <= message.msg_controllen {
+                let length = control.load(fromByteOffset: offset, as: Int.self)
+                let level = control.load(fromByteOffset: offset + 8, as: Int32.self)
+                let type = control.load(fromByteOffset: offset + 12, as: Int32.self)
+                if level == SOL_SOCKET && type == timestampOption && length >= 32 {
+                    let seconds = control.load(fromByteOffset: offset + 16, as: Int.self)
+                    let nanos = control.load(fromByteOffset: offset + 24, as: Int.self)
+                    stamp = UInt64(seconds) * 1_000_000_000 + UInt64(nanos)
+                }
+                guard length > 0 else { break }
+                offset += (length + 7) & ~7
+            }
+            return got
+        }
+    }
+
+    /// SO_TIMESTAMPNS (the "old" 64-bit-time_t form on 64-bit Linux).
+    static let timestampOption: Int32 = 35
+
+    static func run(
+        port: Int, count: Int, topics: String, hold: Bool = false, deferReading: Bool = false, batch: Int = 500, timeout: Double = 60
+    ) -> Int32 {
         var limit: UInt64 = 0
         _ = kith_raise_nofile_limit(&limit)
         let epoll = kith_epoll_create()
@@ -53,6 +109,8 @@ enum SSEClients {
         let request = Array("GET /live?topics=\(topics) HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".utf8)
         var events = [UInt64](repeating: 0, count: 512)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var control = [UInt8](repeating: 0, count: 128)
+        let clockShift = realtimeToMonotonic()
         var opened = 0, arrived = 0, failed = 0, started = 0
         var announced = false
         let deadline = kith_monotonic_nanos() + UInt64(timeout * 1e9)
@@ -75,6 +133,8 @@ enum SSEClients {
                 failed += 1
                 return
             }
+            var on: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, timestampOption, &on, socklen_t(MemoryLayout<Int32>.size))
             if Int(fd) >= streams.count { streams += repeatElement(Stream(), count: Int(fd) + 1 - streams.count + 1024) }
             streams[Int(fd)] = Stream(active: true)
             _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, fd, KITH_EPOLLIN | KITH_EPOLLOUT | KITH_EPOLLET, UInt64(fd))
@@ -89,6 +149,9 @@ enum SSEClients {
             if !announced && opened + failed == count {
                 announced = true
                 Console.out("ready \(opened)")
+                // Edge-triggered readiness that arrives meanwhile waits in
+                // the epoll set for the reads that follow.
+                if deferReading { waitForLine() }
             }
             if announced && arrived + failed >= opened && opened > 0 && arrived > 0 { break }
             let n = kith_epoll_wait(epoll, &events, 256, 100)
@@ -102,7 +165,10 @@ enum SSEClients {
                     }
                 }
                 while true {
-                    let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    var stamp: UInt64 = 0
+                    let got = buffer.withUnsafeMutableBytes { data in
+                        control.withUnsafeMutableBytes { receive(fd, into: data, control: $0, stamp: &stamp) }
+                    }
                     if got <= 0 {
                         if got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
                             if stream.arrived == 0 { failed += 1 }
@@ -121,9 +187,14 @@ enum SSEClients {
                         }
                         if stream.opened && stream.arrived == 0 && contains(eventMarker, tail: stream.tail, chunk: chunk) {
                             stream.arrived = kith_monotonic_nanos()
+                            stream.received = stamp == 0 ? stream.arrived : UInt64(Int64(stamp) - clockShift)
                             arrived += 1
                         }
-                        stream.tail = Array(chunk.suffix(32))
+                        // Only a stream still waiting for a marker needs its tail.
+                        if stream.arrived == 0 {
+                            stream.tail.removeAll(keepingCapacity: true)
+                            stream.tail.append(contentsOf: chunk.suffix(32))
+                        }
                     }
                     // A short read emptied the socket: skip the read that would say EAGAIN.
                     if drained { break }
@@ -132,8 +203,22 @@ enum SSEClients {
             }
         }
         if !announced { Console.out("ready \(opened)") }
-        Console.out("arrivals " + streams.filter { $0.arrived > 0 }.map { String($0.arrived) }.joined(separator: " "))
+        let delivered = streams.filter { $0.arrived > 0 }
+        Console.out("arrivals " + delivered.map { String($0.arrived) }.joined(separator: " "))
+        Console.out("received " + delivered.map { String($0.received) }.joined(separator: " "))
         Console.out("failed \(failed)")
+        if hold {
+            // The streams stay open (and are closed by exit) once the caller
+            // has read its figures and closed our standard input.
+            var byte: UInt8 = 0
+            while read(0, &byte, 1) > 0 {}
+        }
         return 0
+    }
+
+    /// Blocks until a newline (or the end) on standard input.
+    static func waitForLine() {
+        var byte: UInt8 = 0
+        while read(0, &byte, 1) > 0 && byte != 10 {}
     }
 }

@@ -12,21 +12,23 @@ import KithTemplates
 // With --public, the files of DIR are served under /static/ as `kith serve`
 // serves Public/, so the static path can be profiled without the app.
 
-// `kith-bench sse-clients --port P --streams N [--topics T]`: the SSE load client.
+// `kith-bench sse-clients --port P --streams N [--topics T] [--hold] [--defer]`: the SSE load client.
 if CommandLine.arguments.dropFirst().first == "sse-clients" {
-    var port = 8080, streams = 1000, topics = "styleguide:demo"
+    var port = 8080, streams = 1000, topics = "styleguide:demo", hold = false, deferReading = false
     var rest = CommandLine.arguments.dropFirst(2)
     while let flag = rest.popFirst() {
         switch flag {
         case "--port": port = rest.popFirst().flatMap { Int($0) } ?? port
         case "--streams": streams = rest.popFirst().flatMap { Int($0) } ?? streams
         case "--topics": topics = rest.popFirst() ?? topics
+        case "--hold": hold = true
+        case "--defer": deferReading = true
         default:
-            Console.error("usage: kith-bench sse-clients --port P --streams N [--topics T]")
+            Console.error("usage: kith-bench sse-clients --port P --streams N [--topics T] [--hold] [--defer]")
             exit(2)
         }
     }
-    exit(SSEClients.run(port: port, count: streams, topics: topics))
+    exit(SSEClients.run(port: port, count: streams, topics: topics, hold: hold, deferReading: deferReading))
 }
 
 ShutdownSignal.blockSignals()

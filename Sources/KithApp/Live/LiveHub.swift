@@ -77,7 +77,33 @@ public final class LiveHub: Sendable {
         /// The newest event id that has fallen out of `events`.
         var droppedThrough: UInt64 = 0
         var lastPublished: UInt64 = 0
-        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var subscribers: [ObjectIdentifier: Subscriber] = [:] {
+            didSet { fanOut = nil }
+        }
+        /// The subscribers as a publish wants them, gathered at the first
+        /// publish after they last changed: streams come and go far less
+        /// often than events on a busy topic, and at ten thousand streams
+        /// walking the dictionary each time is a cost paid before any byte goes out.
+        var fanOut: FanOut?
+    }
+
+    /// One topic's subscribers split for writing: the engine's streams in
+    /// one batch, any other sink one by one.
+    struct FanOut {
+        var streams: [ResponseStream] = []
+        var others: [any LiveSink] = []
+
+        init(_ subscribers: some Collection<Subscriber>) {
+            streams.reserveCapacity(subscribers.count)
+            for subscriber in subscribers {
+                if let stream = subscriber.stream { streams.append(stream) } else { others.append(subscriber.sink) }
+            }
+        }
+
+        func write(_ bytes: [UInt8]) {
+            for sink in others { sink.write(bytes) }
+            ResponseStream.write(bytes, to: streams)
+        }
     }
 
     struct State {
@@ -149,21 +175,13 @@ public final class LiveHub: Sendable {
             topicState.lastPublished = kith_monotonic_nanos()
             // Writing is an append under each stream's own lock; holding the hub's
             // lock meanwhile keeps every stream's events in id order.
-            Self.write(bytes, to: topicState.subscribers.values)
+            let fanOut = topicState.fanOut ?? FanOut(topicState.subscribers.values)
+            topicState.fanOut = fanOut
+            fanOut.write(bytes)
             state.topics[topic] = topicState
         }
     }
 
-    /// The engine's streams in one batch (one wake-up per event loop, the
-    /// event's buffer shared); any other sink one by one.
-    private static func write(_ bytes: [UInt8], to subscribers: some Collection<Subscriber>) {
-        var streams: [ResponseStream] = []
-        streams.reserveCapacity(subscribers.count)
-        for subscriber in subscribers {
-            if let stream = subscriber.stream { streams.append(stream) } else { subscriber.sink.write(bytes) }
-        }
-        ResponseStream.write(bytes, to: streams)
-    }
 
     // MARK: Subscribing
 
@@ -341,7 +359,7 @@ public final class LiveHub: Sendable {
                 alive.append(subscriber)
             }
         }
-        Self.write(ServerSentEvent.heartbeat, to: alive)
+        FanOut(alive).write(ServerSentEvent.heartbeat)
     }
 
     /// Closes every stream and stops the heartbeat thread.
