@@ -237,6 +237,24 @@ struct TallyHistoryPageTests {
         #expect(months.map(\.start) == [Tallies.instant("2026-02-01T00:00:00+01:00"), Tallies.instant("2026-03-01T00:00:00+01:00")])
     }
 
+    @Test("periods worked out once are used until their period ends, per zone: a minute past midnight is a new day")
+    func periodsMoveOnAtMidnight() {
+        func days(_ at: String, _ zone: String) -> [Int64] {
+            TallyHistoryRoutes.Period.day.recent(now: Tallies.instant(at), zone: zone, count: 3).map(\.start)
+        }
+        let late = days("2026-11-04T23:59:00-05:00", "America/New_York")
+        #expect(late == days("2026-11-04T00:00:00-05:00", "America/New_York"), "the same day gives the same periods")
+        #expect(late.last == Tallies.instant("2026-11-04T00:00:00-05:00"))
+        let early = days("2026-11-05T00:01:00-05:00", "America/New_York")
+        #expect(early.last == Tallies.instant("2026-11-05T00:00:00-05:00"), "a new day once midnight has passed")
+        #expect(early.first == late[1])
+        // The same instant in another zone is that zone's own day.
+        #expect(days("2026-11-05T00:01:00-05:00", "Europe/Berlin").last == Tallies.instant("2026-11-05T00:00:00+01:00"))
+        let weeks = TallyHistoryRoutes.Period.week.recent(now: Tallies.instant("2026-11-09T00:00:30-05:00"), zone: "America/New_York")
+        #expect(weeks.last?.start == Tallies.instant("2026-11-09T00:00:00-05:00"), "a Monday starts a week")
+        #expect(weeks.count == 8)
+    }
+
     @Test("a long history pages back 50 at a time")
     func olderPages() throws {
         let s = try Self.story()

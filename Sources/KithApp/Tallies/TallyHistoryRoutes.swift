@@ -2,6 +2,7 @@ import Foundation
 import KithHTTP
 import KithStorage
 import KithTemplates
+import Synchronization
 
 /// A tally's history: the section on its page (a live fragment), taking
 /// back one's own last change, −1, the owner's step, totals per period and
@@ -157,26 +158,44 @@ enum TallyHistoryRoutes {
 
         func calendar(_ zone: String) -> Calendar {
             var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!
+            calendar.timeZone = TimeText.timeZone(zone)
             calendar.firstWeekday = 2
             return calendar
         }
+
+        private struct Asked: Hashable {
+            var period: Period
+            var zone: String
+            var count: Int
+        }
+
+        /// Periods already worked out, each until its current period ends.
+        /// A history section asks the calendar for some sixty dates, and
+        /// after one change every viewer of the tally asks for the same ones
+        /// (most of a live refetch's time, before this); a zone's answer
+        /// changes only at its midnight. Bounded by zones × periods × counts.
+        private static let known = Mutex<[Asked: (current: Range<Int64>, periods: [(start: Int64, end: Int64)])]>([:])
 
         /// The last `count` periods up to and including the current one,
         /// oldest first. The calendar finds each start, so a day across a
         /// DST change is 23 or 25 hours long, as it was lived.
         func recent(now: Int64, zone: String, count: Int? = nil) -> [(start: Int64, end: Int64)] {
+            let asked = Asked(period: self, zone: zone, count: count ?? defaultCount)
+            if let known = Self.known.withLock({ $0[asked] }), known.current.contains(now) { return known.periods }
             let calendar = calendar(zone)
             let unit: Calendar.Component = self == .day ? .day : self == .week ? .weekOfYear : .month
             let date = Date(timeIntervalSince1970: TimeInterval(now))
             guard let current = calendar.dateInterval(of: unit, for: date) else { return [] }
-            let periods = (0..<(count ?? defaultCount)).compactMap { back -> (start: Int64, end: Int64)? in
+            let newestFirst = (0..<asked.count).compactMap { back -> (start: Int64, end: Int64)? in
                 guard let start = calendar.date(byAdding: unit, value: -back, to: current.start),
                     let interval = calendar.dateInterval(of: unit, for: start)
                 else { return nil }
                 return (Int64(interval.start.timeIntervalSince1970), Int64(interval.end.timeIntervalSince1970))
             }
-            return periods.reversed()
+            let periods = Array(newestFirst.reversed())
+            let span = Int64(current.start.timeIntervalSince1970)..<Int64(current.end.timeIntervalSince1970)
+            Self.known.withLock { $0[asked] = (span, periods) }
+            return periods
         }
 
         func label(_ start: Int64, zone: String) -> String {
