@@ -255,9 +255,12 @@ public func makeApp(_ configuration: KithConfiguration, logger: Logger = Logger(
     for name in applied { logger.log(["msg": "applied migration", "file": name]) }
     let assets = try StaticFiles(directory: resources.publicDirectory)
     let secret = try InstanceSecret.load(database)
+    // On PostgreSQL other instances may share the database, and live events with it.
+    let live = try configuration.databaseURL.map { url in
+        try LiveHub(limits: configuration.live, relay: LiveRelay(url: url, database: database, logger: logger))
+    } ?? LiveHub(limits: configuration.live)
     let app = KithApp(
-        configuration: configuration, database: database, assets: assets, logger: logger,
-        live: LiveHub(limits: configuration.live), secret: secret)
+        configuration: configuration, database: database, assets: assets, logger: logger, live: live, secret: secret)
     try app.media.prepare(database)
     return app
 }

@@ -77,6 +77,7 @@ public final class LiveHub: Sendable {
         /// The newest event id that has fallen out of `events`.
         var droppedThrough: UInt64 = 0
         var lastPublished: UInt64 = 0
+        init(droppedThrough: UInt64) { self.droppedThrough = droppedThrough }
         var subscribers: [ObjectIdentifier: Subscriber] = [:] {
             didSet { fanOut = nil }
         }
@@ -119,6 +120,9 @@ public final class LiveHub: Sendable {
 
     public let epoch: String
     public let limits: Limits
+    /// On PostgreSQL, where events come from and go to: ids and epoch are
+    /// then shared by every instance (LiveRelay). Nil on SQLite.
+    let relay: LiveRelay?
     private let state = Mutex(State())
     private let heartbeat = Monitor()
     private let heartbeatThread = Mutex<pthread_t?>(nil)
@@ -126,6 +130,16 @@ public final class LiveHub: Sendable {
     public init(limits: Limits = Limits(), epoch: String = LiveHub.newEpoch()) {
         self.limits = limits
         self.epoch = epoch
+        relay = nil
+    }
+
+    /// A hub whose events are shared through `relay` with every instance
+    /// on the same PostgreSQL database; it starts from the newest kept events.
+    public init(limits: Limits = Limits(), relay: LiveRelay) throws {
+        self.limits = limits
+        epoch = relay.epoch
+        self.relay = relay
+        try relay.preload(self)
     }
 
     /// A random boot epoch: a restarted server never matches an old cursor.
@@ -140,6 +154,8 @@ public final class LiveHub: Sendable {
         let last = state.withLock { $0.lastEventID }
         return LiveCursor(epoch: epoch, eventID: last).description
     }
+
+    var lastEventID: UInt64 { state.withLock { $0.lastEventID } }
 
     public var openStreams: Int { state.withLock { $0.subscribers.count } }
 
@@ -162,24 +178,62 @@ public final class LiveHub: Sendable {
 
     public func publish(topic: String, fragments: [String]) {
         let data = "{\"topic\":\(JSONString.quoted(topic)),\"fragments\":[\(fragments.map(JSONString.quoted).joined(separator: ","))]}"
+        if let relay {
+            if !isStopped { relay.publish(topic: topic, data: data, to: self) }
+            return
+        }
         state.withLock { state in
             guard !state.stopped else { return }
             state.lastEventID += 1
-            let id = state.lastEventID
-            let bytes = ServerSentEvent(id: "\(epoch)-\(id)", event: "invalidate", data: data).bytes
-            var topicState = state.topics.removeValue(forKey: topic) ?? TopicState()
-            topicState.events.append((id, bytes))
-            if topicState.events.count > limits.eventsPerTopic {
-                topicState.droppedThrough = topicState.events.removeFirst().id
-            }
-            topicState.lastPublished = kith_monotonic_nanos()
-            // Writing is an append under each stream's own lock; holding the hub's
-            // lock meanwhile keeps every stream's events in id order.
-            let fanOut = topicState.fanOut ?? FanOut(topicState.subscribers.values)
-            topicState.fanOut = fanOut
-            fanOut.write(bytes)
-            state.topics[topic] = topicState
+            append(id: state.lastEventID, topic: topic, data: data, to: &state)
         }
+    }
+
+    /// An event numbered elsewhere (LiveRelay): delivered unless this hub
+    /// has passed its id already, so hearing one twice is harmless.
+    func deliver(id: UInt64, topic: String, data: String) {
+        state.withLock { state in
+            guard !state.stopped, id > state.lastEventID else { return }
+            state.lastEventID = id
+            append(id: id, topic: topic, data: data, to: &state)
+        }
+    }
+
+    /// Says that events through `id` can no longer be replayed here (they
+    /// were never seen): cursors from before it get `reload`.
+    func forget(through id: UInt64) {
+        state.withLock { state in
+            state.lastEventID = max(state.lastEventID, id)
+            state.forgottenThrough = max(state.forgottenThrough, id)
+            for topic in Array(state.topics.keys) {
+                state.topics[topic]!.droppedThrough = max(state.topics[topic]!.droppedThrough, id)
+            }
+        }
+    }
+
+    private func append(id: UInt64, topic: String, data: String, to state: inout State) {
+        let bytes = ServerSentEvent(id: "\(epoch)-\(id)", event: "invalidate", data: data).bytes
+        // A topic made anew knows nothing before what was forgotten.
+        var topicState = state.topics.removeValue(forKey: topic) ?? TopicState(droppedThrough: state.forgottenThrough)
+        topicState.events.append((id, bytes))
+        if topicState.events.count > limits.eventsPerTopic {
+            topicState.droppedThrough = topicState.events.removeFirst().id
+        }
+        topicState.lastPublished = kith_monotonic_nanos()
+        // Writing is an append under each stream's own lock; holding the hub's
+        // lock meanwhile keeps every stream's events in id order.
+        let fanOut = topicState.fanOut ?? FanOut(topicState.subscribers.values)
+        topicState.fanOut = fanOut
+        fanOut.write(bytes)
+        state.topics[topic] = topicState
+    }
+
+    /// Before a stream attaches with `cursor`: on PostgreSQL the page may
+    /// have been rendered by an instance a little ahead of this one, so read
+    /// what this one has not heard yet instead of calling the cursor stale.
+    func catchUp(toReach cursor: String?) {
+        guard let relay, let cursor = cursor.flatMap(LiveCursor.init), cursor.epoch == epoch, cursor.eventID > lastEventID else { return }
+        relay.catchUp(self)
     }
 
 
@@ -218,7 +272,7 @@ public final class LiveHub: Sendable {
             let id = ObjectIdentifier(subscriber)
             state.subscribers[id] = subscriber
             if let address { state.addresses[address, default: 0] += 1 }
-            for topic in topics { state.topics[topic, default: TopicState()].subscribers[id] = subscriber }
+            for topic in topics { state.topics[topic, default: TopicState(droppedThrough: state.forgottenThrough)].subscribers[id] = subscriber }
             if let viewerKey {
                 state.viewers[viewerKey, default: []].append(subscriber)
                 while let list = state.viewers[viewerKey], list.count > limits.maxStreamsPerViewer {
@@ -324,6 +378,7 @@ public final class LiveHub: Sendable {
 
     /// Starts the thread that sends heartbeats, ends old streams and forgets idle topics.
     public func start() {
+        relay?.start(feeding: self)
         heartbeatThread.withLock { thread in
             guard thread == nil else { return }
             thread = Threads.spawn(name: "kith-live") { [self] in
@@ -369,6 +424,7 @@ public final class LiveHub: Sendable {
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers { subscriber.sink.close() }
+        relay?.stop()
         heartbeat.withLock { heartbeat.broadcast() }
         if let thread = heartbeatThread.withLock({ $0 }) { Threads.join(thread) }
     }

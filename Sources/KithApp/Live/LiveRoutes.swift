@@ -30,6 +30,7 @@ enum LiveRoutes {
             // A reconnecting EventSource sends the last id it saw; a fresh page
             // sends the cursor it was rendered with.
             let cursor = context.request.headers["Last-Event-ID"] ?? context.request.query["cursor"]
+            hub.catchUp(toReach: cursor)
             let viewerKey = context.viewerKey
             let sessionID = context.session?.id
             var headers = HTTPHeaders()
