@@ -188,10 +188,11 @@ public final class PostgresSession: Sendable {
     private let url: String
     private let connection: Mutex<PostgresConnection?>
 
-    /// Connects now, so a server that cannot be reached fails at start.
-    public init(url: String) throws(DatabaseError) {
+    /// Connects at the first transaction: an instance that never publishes
+    /// holds no session for it.
+    public init(url: String) {
         self.url = url
-        connection = Mutex(try PostgresConnection.open(url: url, statementCacheCapacity: 16))
+        connection = Mutex(nil)
     }
 
     /// Runs `body` in a READ COMMITTED transaction that first takes the

@@ -47,13 +47,13 @@ public final class LiveRelay: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let stopped = Atomic<Bool>(false)
 
-    /// Opens the publishing session and reads (or makes) the shared epoch.
+    /// Reads (or makes) the shared epoch; the sessions open when first needed.
     public init(url: String, database: Database, logger: Logger, keptEvents: Int64 = 1_024) throws {
         self.database = database
         self.logger = logger
         self.keptEvents = keptEvents
         epoch = try Self.sharedEpoch(database)
-        session = try PostgresSession(url: url)
+        session = PostgresSession(url: url)
         listener = PostgresListener(url: url, channel: Self.channel, applicationName: "kith-live \(getpid())")
     }
 
