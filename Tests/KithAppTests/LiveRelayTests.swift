@@ -152,26 +152,6 @@ struct LiveRelayTests {
 /// SQLite keeps its events in memory: no row is written per event.
 @Suite("The live hub on SQLite")
 struct LiveOnSQLiteTests {
-    /// A topic made anew after being forgotten must not pretend to hold
-    /// what went before: the relay's catch-up holes rely on the same rule.
-    @Test("a topic forgotten while idle and then published again says reload to cursors from before")
-    func forgottenTopicReloads() {
-        var limits = LiveHub.Limits()
-        limits.idleTopicSeconds = 0
-        let hub = LiveHub(limits: limits, epoch: "ab12")
-        let cursor = hub.cursor
-        hub.publish(topic: "game:1", fragments: ["board"])
-        usleep(1_000)
-        hub.tick()
-        hub.publish(topic: "game:1", fragments: ["score"])
-        let sink = RecordingSink()
-        hub.attach(sink, topics: ["game:1"], cursor: cursor, viewerKey: nil)
-        #expect(sink.text.contains("event: reload"), "event 1 is gone, so replaying only event 2 would miss it")
-        let recent = RecordingSink()
-        hub.attach(recent, topics: ["game:1"], cursor: "ab12-1", viewerKey: nil)
-        #expect(recent.text.contains("id: ab12-2\n"))
-    }
-
     @Test("publishing writes nothing to the database")
     func noTableWrites() throws {
         let harness = try AppHarness(configure: { $0.databaseURL = nil })

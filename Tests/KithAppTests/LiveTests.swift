@@ -150,6 +150,15 @@ struct LiveHubTests {
         let sink = RecordingSink()
         hub.attach(sink, topics: ["game:1"], cursor: cursor, viewerKey: nil)
         #expect(sink.text.contains("event: reload"))
+        // Made anew by the next event, the topic still cannot replay what
+        // went before it was forgotten.
+        hub.publish(topic: "game:1", fragments: ["score"])
+        let again = RecordingSink()
+        hub.attach(again, topics: ["game:1"], cursor: cursor, viewerKey: nil)
+        #expect(again.text.contains("event: reload"), "replaying only event 2 would miss event 1")
+        let recent = RecordingSink()
+        hub.attach(recent, topics: ["game:1"], cursor: "ab12-1", viewerKey: nil)
+        #expect(recent.text.contains("id: ab12-2\n"))
     }
 
     @Test("every line of a multi-line payload is prefixed with data:")
