@@ -84,6 +84,19 @@ struct LiveRelayTests {
         #expect(there.text.components(separatedBy: "id: \(one.epoch)-2\n").count == 2)
     }
 
+    @Test("an event too long for a NOTIFY payload still crosses, read from the table")
+    func longEventCrosses() throws {
+        let bench = try Bench()
+        let one = try bench.hub(), two = try bench.hub()
+        try Self.waitForListener(two)
+        let there = RecordingSink()
+        two.attach(there, topics: ["game:1"], cursor: nil, viewerKey: nil)
+        let fragments = (0..<600).map { "spot-row-\($0)" }
+        one.publish(topic: "game:1", fragments: fragments)
+        #expect(Self.wait(for: "id: \(one.epoch)-1\n", in: there))
+        #expect(there.text.contains("\"spot-row-599\"]}"))
+    }
+
     @Test("a hub that was not listening catches up from the table when it connects, in order")
     func catchesUpOnConnect() throws {
         let bench = try Bench()

@@ -92,8 +92,13 @@ public final class LiveRelay: Sendable {
         }
     }
 
-    /// `ID TOPIC DATA`, one line each: the data is JSON, so it holds no newline.
-    static func payload(id: Int64, topic: String, data: String) -> String { "\(id)\n\(topic)\n\(data)" }
+    /// `ID TOPIC DATA`, one line each: the data is JSON, so it holds no
+    /// newline. A NOTIFY payload must stay under 8000 bytes; a longer event
+    /// sends its id alone, and listeners read it from the table.
+    static func payload(id: Int64, topic: String, data: String) -> String {
+        let full = "\(id)\n\(topic)\n\(data)"
+        return full.utf8.count < 7_900 ? full : String(id)
+    }
 
     static func parse(_ payload: String) -> (id: UInt64, topic: String, data: String)? {
         let parts = payload.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
