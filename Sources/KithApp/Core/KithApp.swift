@@ -58,7 +58,7 @@ public final class KithApp: HTTPResponder {
         passwords = Passwords(
             parameters: configuration.passwordParameters, maxWaiting: configuration.floodLimits.passwordQueue,
             workers: configuration.workers)
-        media = MediaStore(dataDirectory: configuration.dataDirectory)
+        media = MediaStore(dataDirectory: configuration.dataDirectory, mediaDirectory: configuration.mediaDirectory)
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
         let baseURLBox = contextBox
         push = PushService(
