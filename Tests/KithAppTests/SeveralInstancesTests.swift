@@ -1,6 +1,7 @@
 import Foundation
 @testable import KithApp
 import KithCrypto
+import KithHTTP
 import KithStorage
 import KithTestSupport
 import Testing
@@ -295,6 +296,20 @@ struct LeaseTests {
 
 @Suite("A shared media directory")
 struct SharedMediaDirectoryTests {
+    @Test("--media and KITH_MEDIA choose the media directory (the flag wins); without them media stays in the data directory")
+    func option() throws {
+        let plain = try CommandLineParser.parse(["--data", "/srv/kith"], environment: [:]).1
+        #expect(plain.mediaDirectory == nil && plain.effectiveMediaDirectory == "/srv/kith")
+        #expect(try CommandLineParser.parse([], environment: ["KITH_MEDIA": "/mnt/shared"]).1.effectiveMediaDirectory == "/mnt/shared")
+        let both = try CommandLineParser.parse(["--media", "/mnt/other"], environment: ["KITH_MEDIA": "/mnt/shared"]).1
+        #expect(both.effectiveMediaDirectory == "/mnt/other")
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--media"], environment: [:]) }
+        #expect(CommandLineParser.usage.contains("--media DIR"))
+        let store = MediaStore(dataDirectory: "/srv/kith", mediaDirectory: "/mnt/shared")
+        #expect([store.directory, store.variantDirectory] == ["/mnt/shared/media", "/mnt/shared/variants"])
+        #expect(store.workDirectory.hasPrefix("/srv/kith/"), "each instance makes its variants in a folder of its own")
+    }
+
     @Test("with --media, uploads land in that directory (another filesystem here), not in the data directory")
     func uploadsGoToTheMediaDirectory() throws {
         // /dev/shm is tmpfs: the rename from DATA/tmp (under /tmp) crosses filesystems.
@@ -339,5 +354,31 @@ struct SharedMediaDirectoryTests {
         try store.sweepOrphans(app.app.database)
         #expect(FileManager.default.fileExists(atPath: store.path(for: young)))
         #expect(!FileManager.default.fileExists(atPath: store.path(for: old)))
+    }
+}
+
+@Suite("The VAPID key on a shared directory")
+struct SharedVAPIDKeyTests {
+    @Test("instances sharing a media directory sign with one VAPID key; an instance's own earlier key is the one shared")
+    func oneKey() throws {
+        let app = try AppHarness()
+        let root = try TemporaryDirectory("kith-vapid")
+        for name in ["a", "b", "c", "shared", "shared-c"] {
+            try FileManager.default.createDirectory(atPath: root.file(name), withIntermediateDirectories: false)
+        }
+        func service(_ data: String, _ key: String?) -> PushService {
+            PushService(
+                database: app.app.database, dataDirectory: root.file(data), keyDirectory: key.map(root.file),
+                baseURL: { "http://localhost" }, logger: Logger(enabled: false))
+        }
+        let first = try service("a", "shared").publicKey()
+        #expect(try service("b", "shared").publicKey() == first, "the second instance reads the first one's key")
+        #expect(FileManager.default.fileExists(atPath: root.file("shared/vapid.key")))
+        #expect(!FileManager.default.fileExists(atPath: root.file("b/vapid.key")))
+
+        let before = try service("c", nil).publicKey()
+        #expect(before != first)
+        #expect(try service("c", "shared-c").publicKey() == before, "subscriptions made before sharing keep working")
+        #expect(MediaStore.entries(of: root.file("shared")).filter { $0.contains(".tmp") }.isEmpty)
     }
 }

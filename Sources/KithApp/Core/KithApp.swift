@@ -62,7 +62,7 @@ public final class KithApp: HTTPResponder {
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
         let baseURLBox = contextBox
         push = PushService(
-            database: database, dataDirectory: configuration.dataDirectory,
+            database: database, dataDirectory: configuration.dataDirectory, keyDirectory: configuration.mediaDirectory,
             baseURL: { baseURLBox.app?.baseURL ?? configuration.effectiveBaseURL }, logger: logger)
         sessions = Sessions(
             database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"), live: live,
