@@ -47,14 +47,21 @@ class Browser:
 
     def __init__(self, port, cookies=None):
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.origin = f"http://127.0.0.1:{port}"
         self.cookies = dict(cookies or {})
+        self.once = None
 
     def request(self, method, path, fields=None):
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
         body = None
         if fields is not None:
+            # A create form's once token goes with the post after its page.
+            if self.once:
+                fields = list(fields) + [("_once", self.once)]
+                self.once = None
             body = urllib.parse.urlencode(fields).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Origin"] = self.origin
         self.connection.request(method, path, body=body, headers=headers)
         response = self.connection.getresponse()
         text = response.read().decode("utf-8", "replace")
@@ -66,9 +73,12 @@ class Browser:
         return response.status, response.getheader("Location"), text
 
     def token(self, path):
-        match = re.search(r'name="_csrf" value="([^"]+)"', self.request("GET", path)[2])
+        page = self.request("GET", path)[2]
+        match = re.search(r'name="_csrf" value="([^"]+)"', page)
         if not match:
             raise RuntimeError(f"no form token on {path}")
+        once = re.search(r'name="_once" value="([^"]+)"', page)
+        self.once = once.group(1) if once else None
         return match.group(1)
 
 
@@ -81,10 +91,10 @@ def person(port, username):
     if status != 200:
         raise RuntimeError(f"sign-up of {username} answered {status}")
     token = browser.token("/tallies/new")
-    status, location, _ = browser.request("POST", "/tallies", [
-        ("_csrf", token), ("name", "Coffee"), ("count", "0"), ("schedule", "off")])
+    status, location, text = browser.request("POST", "/tallies", [
+        ("_csrf", token), ("name", "Coffee"), ("count", "0"), ("schedule", "off"), ("fireworks", "on")])
     if status != 303 or not location:
-        raise RuntimeError(f"creating a tally answered {status}")
+        raise RuntimeError(f"creating a tally answered {status}: {re.sub(r'<[^>]+>', ' ', text.split('<main', 1)[-1])[:600]}")
     return browser.cookies, location
 
 
@@ -127,7 +137,9 @@ def main():
         print("\nKith on PostgreSQL: skipped, PostgreSQL is not installed")
         return
     scratch = tempfile.mkdtemp(prefix="kith-bench-instances-")
-    cluster = os.path.join(scratch, "pg")
+    # Its own directory right under /tmp: as root the cluster belongs to an
+    # unprivileged user, who must reach it.
+    cluster = tempfile.mkdtemp(prefix="kith-bench-pg-")
     processes = []
     try:
         url = subprocess.run([os.path.join(ROOT, "Scripts", "pg-cluster.sh"), "start", cluster],
