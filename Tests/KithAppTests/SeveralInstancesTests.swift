@@ -292,6 +292,17 @@ struct LeaseTests {
         clock.withLock { $0 += 301 }
         #expect(try app.app.database.read { try media.nextPhotoWithoutVariants($0, leases: mine) }?.sha256 == sha256)
     }
+
+    @Test("on SQLite a restart frees the leases its predecessor held; on PostgreSQL they only run out")
+    func restartFreesLeasesOnSQLite() throws {
+        let app = try AppHarness()
+        let database = app.app.database
+        let dead = Leases(clock: { 1_800_000_000 })
+        #expect(try database.write { try dead.claim($0, "photo:z", seconds: 600) })
+        try Leases.forgetPredecessors(database)
+        let left = try database.read { try $0.queryValue("SELECT count(*) FROM task_leases", as: Int64.self) }
+        #expect(left == (database.dialect == .sqlite ? 0 : 1))
+    }
 }
 
 @Suite("A shared media directory")

@@ -52,6 +52,15 @@ public struct Leases: Sendable {
         try tx.execute("DELETE FROM task_leases WHERE name = \(name) AND holder = \(holder)")
     }
 
+    /// At start on SQLite, which only one process serves: every lease left
+    /// was a predecessor's, dead now, so its work is free at once rather
+    /// than when the lease runs out. On PostgreSQL another instance may be
+    /// alive and holding, so leases there only ever run out.
+    public static func forgetPredecessors(_ database: Database) throws {
+        guard database.dialect == .sqlite else { return }
+        try database.write { try $0.execute("DELETE FROM task_leases") }
+    }
+
     /// SQL true when someone other than this instance holds `name` (an SQL
     /// expression, such as `'photo:' || f.sha256`) unexpired: for leaving
     /// claimed work out of a query that looks for work.

@@ -62,6 +62,7 @@ public final class MediaStore: Sendable {
         for made in [root, directory, variantDirectory] where mkdir(made, 0o700) != 0 && errno != EEXIST {
             throw AppStartError.dataDirectory(made, errno)
         }
+        try Leases.forgetPredecessors(database)
         try sweepOrphans(database)
     }
 
