@@ -119,6 +119,7 @@ bench: release bench-deps
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)
 	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
+	python3 Scripts/bench_instances.py $(INSTANCES_ARGS)
 	python3 Scripts/bench_attack.py $(ATTACK_ARGS)
 
 # The request path under callgrind: instructions, mallocs and system calls

@@ -51,7 +51,7 @@ case .serve:
     let url = configuration.baseURL ?? shown.effectiveBaseURL
     Console.out("""
         Kith is serving at \(url)
-          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)\(configuration.databaseURL == nil ? "" : " and PostgreSQL")
+          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)\(configuration.databaseURL == nil ? "" : " and PostgreSQL")\(configuration.mediaDirectory.map { ", media in \($0)" } ?? "")
           Ctrl-C to stop
         """)
     let signal = ShutdownSignal.wait()

@@ -14,6 +14,9 @@ public struct KithConfiguration: Sendable {
     public var databaseURL: String?
     /// PostgreSQL sessions for reads; writes take one more.
     public var databasePool = 8
+    /// Where uploads and photo variants live when several instances share
+    /// them (a network volume); nil keeps them in the data directory.
+    public var mediaDirectory: String?
     /// The public address people use. Absolute links, the expected `Origin`
     /// and `Secure` cookies derive from it. Defaults to `http://HOST:PORT`.
     public var baseURL: String?
@@ -59,6 +62,9 @@ public struct KithConfiguration: Sendable {
     }
 
     public var databasePath: String { dataDirectory + "/kith.sqlite" }
+
+    /// Holds `media/` and `variants/`: `--media`, else the data directory.
+    public var effectiveMediaDirectory: String { mediaDirectory ?? dataDirectory }
 }
 
 /// Upload size limits per kind of media, in bytes.
@@ -121,6 +127,8 @@ public enum CommandLineParser {
           --database URL     keep the data in PostgreSQL instead of kith.sqlite:
                              postgres://USER[:PASSWORD]@HOST[:PORT]/DB [KITH_DATABASE]
           --database-pool N  PostgreSQL sessions for reads [KITH_DATABASE_POOL] (8)
+          --media DIR        uploads and photo variants, shared by every instance
+                             [KITH_MEDIA] (the data directory)
           --base-url URL     public URL, e.g. https://kith.example.org [KITH_BASE_URL]
                              (http://HOST:PORT)
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
@@ -158,6 +166,7 @@ public enum CommandLineParser {
         if let value = environment["KITH_PORT"] { config.port = try port(value) }
         if let value = environment["KITH_DATA"] { config.dataDirectory = value }
         if let value = environment["KITH_DATABASE"], !value.isEmpty { config.databaseURL = try databaseURL(value) }
+        if let value = environment["KITH_MEDIA"], !value.isEmpty { config.mediaDirectory = value }
         if let value = environment["KITH_DATABASE_POOL"] { config.databasePool = try count(value, "KITH_DATABASE_POOL") }
         if let value = environment["KITH_BASE_URL"] { config.baseURL = try baseURL(value) }
         if let value = environment["KITH_ROOT"] { config.root = value }
@@ -206,6 +215,7 @@ public enum CommandLineParser {
             case "--port": config.port = try port(try value(for: argument))
             case "--data": config.dataDirectory = try value(for: argument)
             case "--database": config.databaseURL = try databaseURL(try value(for: argument))
+            case "--media": config.mediaDirectory = try value(for: argument)
             case "--database-pool": config.databasePool = try count(try value(for: argument), argument)
             case "--base-url": config.baseURL = try baseURL(try value(for: argument))
             case "--root": config.root = try value(for: argument)

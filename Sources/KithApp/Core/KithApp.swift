@@ -58,11 +58,11 @@ public final class KithApp: HTTPResponder {
         passwords = Passwords(
             parameters: configuration.passwordParameters, maxWaiting: configuration.floodLimits.passwordQueue,
             workers: configuration.workers)
-        media = MediaStore(dataDirectory: configuration.dataDirectory)
+        media = MediaStore(dataDirectory: configuration.dataDirectory, mediaDirectory: configuration.mediaDirectory)
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
         let baseURLBox = contextBox
         push = PushService(
-            database: database, dataDirectory: configuration.dataDirectory,
+            database: database, dataDirectory: configuration.dataDirectory, keyDirectory: configuration.mediaDirectory,
             baseURL: { baseURLBox.app?.baseURL ?? configuration.effectiveBaseURL }, logger: logger)
         sessions = Sessions(
             database: database, secret: secret, secureCookies: configuration.effectiveBaseURL.hasPrefix("https://"), live: live,

@@ -16,6 +16,16 @@ import KithSync
 /// it in the same transaction as the row that uses it. A crash between the
 /// rename and the commit leaves a file no row names, which `sweepOrphans`
 /// removes at the next start.
+///
+/// With `--media DIR` the originals and variants live on a directory every
+/// instance shares (a network volume) rather than in the data directory.
+/// Concurrent writers are safe there because a name is its content: each
+/// writer fills a temporary file of its own in the target's folder and
+/// renames it into place, which is atomic on one filesystem, and two
+/// instances storing the same bytes end with the same file. What stays per
+/// instance: uploads in progress (`DATA/tmp`, moved into the shared folder
+/// once accepted), the photo helper's working folder, and the VAPID key and
+/// instance secret (kept in the database or the data directory).
 public final class MediaStore: Sendable {
     public let directory: String
     /// Photo variants (`PhotoVariants`), named by their own hash like the
@@ -28,17 +38,31 @@ public final class MediaStore: Sendable {
     private let photoObservers = Lock<[@Sendable () -> Void]>([])
     /// Reads and resizes photos in a child process (`kith-photos`).
     public let photos = PhotoHelper()
+    /// Where `kith-photos` writes one photo's variants before they are
+    /// stored: per instance, as every instance makes its own.
+    public let workDirectory: String
+    /// How old a file no row names must be before `sweepOrphans` removes it:
+    /// on a shared directory a file that new may be another instance's
+    /// upload, renamed into place and about to be committed.
+    let orphanAge: Int
 
-    init(dataDirectory: String) {
-        directory = dataDirectory + "/media"
-        variantDirectory = dataDirectory + "/variants"
+    /// - Parameter mediaDirectory: where `media/` and `variants/` go, when
+    ///   several instances share them; nil keeps them in the data directory.
+    init(dataDirectory: String, mediaDirectory: String? = nil) {
+        let root = mediaDirectory ?? dataDirectory
+        directory = root + "/media"
+        variantDirectory = root + "/variants"
+        workDirectory = mediaDirectory == nil ? variantDirectory + "/making" : dataDirectory + "/making"
+        orphanAge = mediaDirectory == nil ? 0 : 3600
     }
 
     /// Creates the directory; removes files and rows nothing refers to.
     func prepare(_ database: Database) throws {
-        for made in [directory, variantDirectory] where mkdir(made, 0o700) != 0 && errno != EEXIST {
+        let root = String(directory.dropLast("/media".count))
+        for made in [root, directory, variantDirectory] where mkdir(made, 0o700) != 0 && errno != EEXIST {
             throw AppStartError.dataDirectory(made, errno)
         }
+        try Leases.forgetPredecessors(database)
         try sweepOrphans(database)
     }
 
@@ -146,13 +170,19 @@ public final class MediaStore: Sendable {
 
     /// The photos still to do, oldest first: new uploads, and photos stored
     /// before variants existed (no row yet).
-    func nextPhotoWithoutVariants(_ db: some Queryable) throws -> (sha256: String, mimeType: String)? {
+    /// Photos another instance is making (`leases`) are left to it.
+    func nextPhotoWithoutVariants(_ db: some Queryable, leases: Leases) throws -> (sha256: String, mimeType: String)? {
         try db.queryOne("""
             SELECT f.sha256, f.mime_type FROM media_files f LEFT JOIN media_photos p ON p.sha256 = f.sha256
             WHERE f.kind = 'photo' AND (p.state IS NULL OR p.state = 'pending')
+              AND NOT \(leases.heldElsewhere("\(Self.leasePrefix) || f.sha256"))
             ORDER BY f.created_at, f.sha256 LIMIT 1
             """).map { (try $0.get("sha256"), try $0.get("mime_type")) }
     }
+
+    /// Names a photo's lease while its variants are being made: `'photo:' || sha256`.
+    static let leasePrefix = "photo:"
+    static func leaseName(_ sha256: String) -> String { leasePrefix + sha256 }
 
     /// Records a photo's variants and its finished state. False, recording
     /// nothing, when the photo was removed while they were being made: its
@@ -176,7 +206,8 @@ public final class MediaStore: Sendable {
         try tx.execute("""
             INSERT INTO media_photos (sha256, width, height, state, updated_at)
             VALUES (\(sha256), \(shown?.width), \(shown?.height), \(failed ? "failed" : "ready"), \(now))
-            ON CONFLICT (sha256) DO UPDATE SET width = coalesce(excluded.width, width), height = coalesce(excluded.height, height),
+            ON CONFLICT (sha256) DO UPDATE SET width = coalesce(excluded.width, media_photos.width),
+                height = coalesce(excluded.height, media_photos.height),
                 state = excluded.state, updated_at = excluded.updated_at
             """)
         return true
@@ -230,9 +261,13 @@ public final class MediaStore: Sendable {
         try database.write { tx in try collectGarbage(tx) }
         for (folder, table) in [(directory, "media_files" as SQL), (variantDirectory, "media_variants")] {
             let known = Set(try database.read { db in try db.query("SELECT sha256 FROM \(table)").map { try $0.get("sha256") as String } })
+            let before = time(nil) - orphanAge
             for shard in Self.entries(of: folder) where shard.utf8.count == 2 {
                 for file in Self.entries(of: "\(folder)/\(shard)") where !known.contains(file) {
-                    unlink("\(folder)/\(shard)/\(file)")
+                    let path = "\(folder)/\(shard)/\(file)"
+                    var info = stat()
+                    if orphanAge > 0, stat(path, &info) == 0, info.st_mtim.tv_sec > before { continue }
+                    unlink(path)
                 }
             }
         }
@@ -278,8 +313,9 @@ public final class MediaStore: Sendable {
         let sha256 = SHA256.hex(bytes)
         let shard = "\(variantDirectory)/\(sha256.prefix(2))"
         if mkdir(shard, 0o700) != 0 && errno != EEXIST { throw MediaFailure.io("mkdir \(shard)", errno) }
-        // Written beside its final name; a crash leaves a file `sweepOrphans` removes.
-        let temporary = "\(variantPath(for: sha256)).partial"
+        // Written beside its final name, under a name no other writer uses
+        // (instances share the folder); a crash leaves a file `sweepOrphans` removes.
+        let temporary = Self.temporaryName(beside: variantPath(for: sha256))
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw MediaFailure.io("open \(temporary)", errno) }
         var written = 0
@@ -313,12 +349,56 @@ public final class MediaStore: Sendable {
             unlink(temporary)  // the same bytes are already stored
             return
         }
-        guard rename(temporary, target) == 0 else { throw HTTPError.internal(MediaFailure.io("rename to \(target)", errno)) }
+        if rename(temporary, target) != 0 {
+            // Uploads in progress stay in the instance's own data directory;
+            // a shared media directory may be another filesystem.
+            guard errno == EXDEV else { throw HTTPError.internal(MediaFailure.io("rename to \(target)", errno)) }
+            let copy = Self.temporaryName(beside: target)
+            do {
+                try Self.copyFile(temporary, to: copy)
+                guard rename(copy, target) == 0 else { throw HTTPError.internal(MediaFailure.io("rename to \(target)", errno)) }
+            } catch {
+                unlink(copy)
+                throw error
+            }
+            unlink(temporary)
+        }
         let directoryFD = open(shard, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)
             close(directoryFD)
         }
+    }
+
+    /// `target` with a suffix no other writer, in this process or another
+    /// instance, picks: `.partial-<random>`.
+    static func temporaryName(beside target: String) -> String {
+        "\(target).partial-\(SecureRandom.token(bytes: 9))"
+    }
+
+    /// Copies a file and fsyncs the copy: for a move across filesystems.
+    private static func copyFile(_ source: String, to destination: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw HTTPError.internal(MediaFailure.io("open \(source)", errno)) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw HTTPError.internal(MediaFailure.io("open \(destination)", errno)) }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw HTTPError.internal(MediaFailure.io("read \(source)", errno)) }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if step < 0 && errno == EINTR { continue }
+                guard step > 0 else { throw HTTPError.internal(MediaFailure.io("write \(destination)", errno)) }
+                written += step
+            }
+        }
+        guard fsync(output) == 0 else { throw HTTPError.internal(MediaFailure.io("fsync \(destination)", errno)) }
     }
 
     static func entries(of directory: String) -> [String] {

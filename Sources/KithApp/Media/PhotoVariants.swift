@@ -114,6 +114,15 @@ enum PhotoVariants {
     /// 12-megapixel photo: never on Swift's cooperative pool. Woken by `nudge` after an upload commits, and every few
     /// minutes anyway. Stopping waits for the photo in hand; a half-made
     /// photo stays pending and is made again at the next start.
+    ///
+    /// With several instances each photo is made by one of them: the maker
+    /// claims the photo's lease before running the helper, and records the
+    /// variants and gives the lease up in one transaction. An instance that
+    /// dies mid-photo leaves its lease to run out (the helper's time limit
+    /// for every attempt, and a minute more); then another instance makes
+    /// the photo. At least once, then: a photo's variants can be made twice
+    /// only when a holder outlives its lease, and being content-addressed,
+    /// the second making stores the same files.
     final class Maker: Sendable {
         private let database: Database
         private let media: MediaStore
@@ -123,6 +132,7 @@ enum PhotoVariants {
         /// variants are ready, so the pages showing it can refetch.
         private let ready: @Sendable (Transaction, String) throws -> Void
         private let task = Lock<PeriodicTask?>(nil)
+        private let leases: Leases
 
         init(
             database: Database, media: MediaStore, logger: Logger, clock: @escaping @Sendable () -> Int64,
@@ -133,6 +143,13 @@ enum PhotoVariants {
             self.logger = logger
             self.clock = clock
             self.ready = ready
+            leases = Leases(clock: clock)
+        }
+
+        /// Long enough for every attempt the helper gets at one photo.
+        private var leaseSeconds: Int64 {
+            let settings = media.photos.settings
+            return Int64(settings.makeTimeLimit * Double(max(1, settings.attempts))) + 60
         }
 
         var backgroundTask: BackgroundTask {
@@ -148,7 +165,15 @@ enum PhotoVariants {
         /// Makes one photo's variants; false when there was none to make.
         func makeNext() -> Bool {
             do {
-                guard let job = try database.read({ try media.nextPhotoWithoutVariants($0) }) else { return false }
+                // Looked for with a read first, so an idle tick writes nothing.
+                guard try database.read({ try media.nextPhotoWithoutVariants($0, leases: leases) }) != nil else { return false }
+                let claimed = try database.write { tx -> (sha256: String, mimeType: String)? in
+                    // Again under the write lock: another instance may have
+                    // claimed or finished the photo since.
+                    guard let job = try media.nextPhotoWithoutVariants(tx, leases: leases) else { return nil }
+                    return try leases.claim(tx, MediaStore.leaseName(job.sha256), seconds: leaseSeconds) ? job : nil
+                }
+                guard let job = claimed else { return false }
                 try make(job.sha256, mimeType: job.mimeType)
                 return true
             } catch {
@@ -181,6 +206,7 @@ enum PhotoVariants {
             let stored = try made.map { ($0, try media.storeMade($0.bytes)) }
             let now = clock()
             try database.write { tx in
+                try leases.release(tx, MediaStore.leaseName(sha256))
                 guard try media.recordVariants(tx, of: sha256, shown: shown, made: stored,
                                                failed: failure != nil, now: now) else { return }
                 if !stored.isEmpty { try ready(tx, sha256) }
@@ -207,7 +233,7 @@ enum PhotoVariants {
 
         /// Where `kith-photos` writes one photo's variants: one photo at a
         /// time, so one directory, emptied before and after each job.
-        private var workingDirectory: String { media.variantDirectory + "/making" }
+        private var workingDirectory: String { media.workDirectory }
 
         private static func empty(_ directory: String) {
             for name in MediaStore.entries(of: directory) { unlink(directory + "/" + name) }

@@ -198,6 +198,17 @@ public final class Notifications: Sendable {
     /// gone, the recipients' inbox topics told after the commit, then the
     /// delivery observers. The sweeper calls this; tests call it with a
     /// clock of their own. Returns what was delivered.
+    ///
+    /// Exactly once across instances: a batch is chosen and delivered in one
+    /// write transaction, which on PostgreSQL holds the one write lock every
+    /// instance takes, so a sweep elsewhere waits and then finds the digests
+    /// gone; an instance dying mid-batch rolls it back, and the next sweep on
+    /// any instance delivers it. Web Push, after the commit, is at most once:
+    /// only the instance that committed the entry sends it, and a death
+    /// between the commit and the send loses that push. The inbox entry, its
+    /// badge and its live update are the durable news; a push is a nudge, and
+    /// a nudge lost once does less harm than every phone buzzing twice, which
+    /// at-least-once pushes would risk.
     @discardableResult
     public func sweep(now: Int64) throws -> [Delivered] {
         try sweeping.withLock { _ in
@@ -268,6 +279,7 @@ public final class Notifications: Sendable {
                 delivered.append(Delivered(notificationID: id, userID: item.userID, title: digest.scopeTitle, body: body, url: digest.link))
             }
             try NotificationStore.forgetIdleScopes(tx)
+            if !delivered.isEmpty { SweepHold.holdIfAsked() }
             let users = Set(delivered.map(\.userID)).sorted()
             tx.afterCommit {
                 for user in users { live.publish(topic: Self.topic(for: user), fragments: Self.inboxFragments) }

@@ -14,6 +14,9 @@ import KithSync
 final class PushService: Sendable {
     let database: Database
     let dataDirectory: String
+    /// Where `vapid.key` lives: the media directory when instances share
+    /// one, since every instance must sign with the key browsers subscribed to.
+    let keyDirectory: String
     let baseURL: @Sendable () -> String
     let logger: Logger
 
@@ -51,9 +54,12 @@ final class PushService: Sendable {
     private let key = Lock<P256Key?>(nil)
     private let policyLock = Lock(DeliveryPolicy())
 
-    init(database: Database, dataDirectory: String, baseURL: @escaping @Sendable () -> String, logger: Logger) {
+    init(
+        database: Database, dataDirectory: String, keyDirectory: String? = nil, baseURL: @escaping @Sendable () -> String, logger: Logger
+    ) {
         self.database = database
         self.dataDirectory = dataDirectory
+        self.keyDirectory = keyDirectory ?? dataDirectory
         self.baseURL = baseURL
         self.logger = logger
     }
@@ -105,16 +111,20 @@ final class PushService: Sendable {
     func vapidKey() throws -> P256Key {
         try key.withLock { cached in
             if let cached { return cached }
-            let path = dataDirectory + "/" + Self.keyFileName
+            let path = keyDirectory + "/" + Self.keyFileName
             let loaded: P256Key
             if let bytes = try Self.readFile(path) {
                 loaded = try VAPID.key(rawBytes: bytes)
             } else {
-                loaded = try P256Key.generate()
-                var raw = try VAPID.rawBytes(of: loaded)
+                // The key this instance used before its media directory was
+                // shared is taken along, so existing subscriptions keep working.
+                let own = keyDirectory == dataDirectory ? nil : try Self.readFile(dataDirectory + "/" + Self.keyFileName)
+                var raw = try own ?? VAPID.rawBytes(of: try P256Key.generate())
                 defer { raw.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-                try Self.writeFileAtomically(path, raw)
-                logger.log(["msg": "made a VAPID key for web push", "file": path])
+                var kept = try Self.writeFileOnce(path, raw)
+                defer { kept.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+                loaded = try VAPID.key(rawBytes: kept)
+                if kept == raw { logger.log(["msg": own == nil ? "made a VAPID key for web push" : "shared the VAPID key", "file": path]) }
             }
             cached = loaded
             return loaded
@@ -137,20 +147,28 @@ final class PushService: Sendable {
         return Array(bytes[..<count])
     }
 
-    /// Written to a temporary file first, so a crash never leaves half a key.
-    private static func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
-        let temporary = path + ".tmp"
-        unlink(temporary)
+    /// Written to a temporary file first, so a crash never leaves half a key,
+    /// then linked into place, which fails when the file exists: of instances
+    /// starting at once on a shared directory, the first to link wins and
+    /// the rest read its key. Returns the key in the file.
+    private static func writeFileOnce(_ path: String, _ bytes: [UInt8]) throws -> [UInt8] {
+        let temporary = path + ".tmp-\(SecureRandom.token(bytes: 9))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw PushError.keyFile(temporary, errno) }
         let written = write(descriptor, bytes, bytes.count)
         let synced = fsync(descriptor)
         close(descriptor)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
+        guard written == bytes.count, synced == 0 else {
             let code = errno
             unlink(temporary)
             throw PushError.keyFile(path, code)
         }
+        let linked = link(temporary, path) == 0
+        let code = errno
+        unlink(temporary)
+        if linked { return bytes }
+        guard code == EEXIST, let kept = try readFile(path) else { throw PushError.keyFile(path, code) }
+        return kept
     }
 
     // MARK: Subscriptions

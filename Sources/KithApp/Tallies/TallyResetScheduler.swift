@@ -11,6 +11,14 @@ import KithStorage
 ///
 /// The thread ticks every few seconds (and once at start); tests call
 /// `tick(now:)` with a clock of their own instead of waiting.
+///
+/// Exactly once with several instances, and no lease needed: every instance
+/// ticks, but a batch is found and reset inside one write transaction, which
+/// on PostgreSQL holds the write lock all instances share, and the reset
+/// moves the tally's next instant past now. A tick waiting for the lock then
+/// finds nothing due; an instance killed mid-batch rolls it back, and the next
+/// tick anywhere resets those tallies. The live refresh after the commit is
+/// best effort, as for any write.
 final class TallyResetScheduler: Sendable {
     static let interval = 15.0
     /// Tallies reset per write transaction, so a tick after a long outage
