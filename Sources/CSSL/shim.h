@@ -34,3 +34,8 @@ static inline int kith_ssl_set_tls_version_range(SSL_CTX *ctx, int minimum, int 
 static inline void kith_ssl_ctx_set_server_options(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
 }
+
+/* Tests' TLS client: which versions one connection offers. */
+static inline int kith_ssl_set_version_range(SSL *ssl, int minimum, int maximum) {
+    return SSL_set_min_proto_version(ssl, minimum) && SSL_set_max_proto_version(ssl, maximum);
+}
