@@ -2,8 +2,8 @@
 """Kith's TLS handshake rate: `openssl s_time` against `kith serve --https-port`.
 
 Rows: full handshakes per second (TLS 1.3, ECDHE with a P-256 certificate,
-a new session every time) and resumed handshakes per second (the session
-ticket from the first connection, no certificate work; s_time marks each
+a new session every time) and resumed handshakes per second (TLS 1.2, the
+session ticket from the first connection, no certificate work; s_time marks each
 resumed one with `*`), each with `--clients`
 s_time processes at once, and the server's CPU per handshake. The
 certificate is made for the run with the `openssl` program.
@@ -40,7 +40,10 @@ def make_certificate(directory):
 
 def s_time(port, seconds, clients, reuse, pid):
     """Handshakes per second over `clients` parallel s_time processes, and server CPU µs per handshake."""
-    mode = ["-reuse"] if reuse else ["-new"]
+    # s_time waits on its own round trips when it resumes TLS 1.3 (openssl
+    # s_server shows the same ceiling), so resumption is measured on TLS 1.2
+    # tickets, which the same keys serve.
+    mode = ["-reuse", "-tls1_2"] if reuse else ["-new"]
     command = ["openssl", "s_time", "-connect", f"127.0.0.1:{port}", "-time", str(seconds), *mode]
     before = cpu_ticks(pid)
     processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for _ in range(clients)]
@@ -75,7 +78,7 @@ def run(kith, runs=3, seconds=5, clients=2):
             results["full"].append(s_time(https_port, seconds, clients, False, process.pid))
             results["resumed"].append(s_time(https_port, seconds, clients, True, process.pid))
         rows = []
-        for name, label in (("full", "full TLS 1.3 handshakes"), ("resumed", "resumed TLS 1.3 handshakes (ticket)")):
+        for name, label in (("full", "full TLS 1.3 handshakes"), ("resumed", "resumed TLS 1.2 handshakes (ticket)")):
             rate = statistics.median(r[0] for r in results[name])
             cpu = statistics.median(r[1] for r in results[name])
             rows.append((f"{label}, {clients} clients: per second", f"{rate:.0f} /s", "—", None))

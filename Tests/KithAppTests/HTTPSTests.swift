@@ -6,7 +6,7 @@ import KithTestSupport
 import Testing
 
 /// Kith with `--https-port 0 --domain localhost`, its certificate in `DATA/certs/`.
-private func httpsHarness() throws -> AppHarness {
+private func httpsHarness(prepare: (KithApp) -> Void = { _ in }) throws -> AppHarness {
     try AppHarness(configure: { config in
         config.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1)
         config.httpsPort = 0
@@ -18,7 +18,7 @@ private func httpsHarness() throws -> AppHarness {
         } catch {
             Issue.record("no test certificate: \(error)")
         }
-    })
+    }, prepare: prepare)
 }
 
 /// Writes `fullchain.pem` and `privkey.pem` as a renewal would: complete files renamed into place.
@@ -112,6 +112,21 @@ struct HTTPSTests {
         #expect(rename(certs + "/fullchain.pem.new", certs + "/fullchain.pem") == 0)
         app.kith.reloadCertificates()
         #expect(try TestClient.tls(port: app.httpsPort).peerSerial == "52")
+    }
+
+    @Test("a publish reaches every live stream open over HTTPS, through the loop's fan-out")
+    func liveOverTLS() throws {
+        let app = try httpsHarness { $0.liveTopics.register(kind: "open") { _, _ in true } }
+        let streams = try (0..<20).map { _ in try TestClient.tls(port: app.httpsPort) }
+        for stream in streams {
+            try stream.send("GET /live?topics=open:1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let head = try stream.read(until: "retry: 2000", timeout: 10)
+            #expect(head.contains("Strict-Transport-Security: max-age=63072000"))
+        }
+        app.app.live.publish(topic: "open:1", fragments: ["over-tls"])
+        for stream in streams {
+            #expect(try stream.read(until: "over-tls", timeout: 10).contains("event: invalidate"))
+        }
     }
 
     @Test("--https-port, --domain, --cert and --key (and KITH_*) are read and checked")
