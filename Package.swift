@@ -23,7 +23,7 @@ let package = Package(
         // libpq: the PostgreSQL backend, chosen with `--database postgres://…`.
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
-        // libssl for the outbound HTTPS client that delivers Web Push messages.
+        // libssl: the engine's HTTPS listener, and the outbound client that delivers Web Push messages.
         .systemLibrary(name: "CSSL", path: "Sources/CSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2", providers: [.apt(["libargon2-dev"])]),
@@ -39,7 +39,7 @@ let package = Package(
 
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "CSSL", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
         .target(name: "KithStorage", dependencies: ["CSQLite", "CPostgres", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
@@ -66,7 +66,7 @@ let package = Package(
 
         // What the test targets share: a raw-socket client, a browser driver, media
         // fixtures, temporary directories, threads, programs and the tools they need.
-        .target(name: "KithTestSupport", dependencies: ["KithHTTP", "KithMedia"], path: "Tests/KithTestSupport"),
+        .target(name: "KithTestSupport", dependencies: ["KithHTTP", "KithMedia", "CSSL"], path: "Tests/KithTestSupport"),
         .testTarget(
             name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
             exclude: ["Fixtures"]

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import urllib.request
 
+import bench_tls
 from benchkit import cpu_ticks, free_port, print_targets, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -193,6 +194,9 @@ def main():
                          f"{sizes['identity']} / {sizes['gzip']} / {sizes['br']}", "compressed", sizes["br"] < sizes["identity"]))
             rows.append((f"{label}: saved by br", f"{saved:.0%}", "—", None))
         print_targets("Bytes on the wire (issue 19: Compression)", rows)
+
+        # HTTPS handshakes, on a server of their own (bench_tls.py).
+        bench_tls.run(args.kith)
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)

@@ -72,6 +72,11 @@ final class Connection {
     var peerHungUp = false
     /// The address whose per-address slot this connection holds, if any.
     var addressSlot: String?
+    /// Set for connections accepted on the HTTPS port: every byte then goes
+    /// through it instead of the socket (one branch per read or send).
+    var tls: TLSSession?
+    /// The protocol ALPN settled on (`http/1.1`, `h2`); nil on cleartext.
+    var alpn: String? { tls?.alpn }
 
     init(id: ConnectionID, limits: HTTPParser.Limits) {
         self.id = id
@@ -131,6 +136,7 @@ final class Connection {
         bodyOffset = 0
         if let file { close(file.descriptor) }
         file = nil
+        tls?.dropFileChunk()
         fileSent = 0
         segments = []
         nextSegment = 0

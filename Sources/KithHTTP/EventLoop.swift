@@ -34,6 +34,11 @@ final class EventLoop: @unchecked Sendable {
     private let epoll: Int32
     private let wake: Int32
     private var listener: Int32
+    /// The HTTPS port's socket; -1 without TLS.
+    private var secureListener: Int32
+    /// With HTTPS on: the origin the plain port redirects to, and the path
+    /// prefixes it still answers itself.
+    private let httpsRedirect: (origin: String, passThrough: [String])?
     private let inbox = Lock(Inbox())
 
     private var connections: [Connection?] = []
@@ -51,11 +56,17 @@ final class EventLoop: @unchecked Sendable {
 
     private static let listenerTag: UInt64 = 1 << 40
     private static let wakeTag: UInt64 = 2 << 40
+    private static let secureListenerTag: UInt64 = 3 << 40
 
-    init(index: Int, core: ServerCore, listener: Int32) throws(ServerError) {
+    init(
+        index: Int, core: ServerCore, listener: Int32, secureListener: Int32 = -1,
+        httpsRedirect: (origin: String, passThrough: [String])? = nil
+    ) throws(ServerError) {
         self.index = index
         self.core = core
         self.listener = listener
+        self.secureListener = secureListener
+        self.httpsRedirect = httpsRedirect
         epoll = kith_epoll_create()
         wake = kith_eventfd()
         guard epoll >= 0, wake >= 0 else { throw ServerError.system("epoll/eventfd", errno) }
@@ -63,6 +74,9 @@ final class EventLoop: @unchecked Sendable {
         // drain are retried on every pass until they would block.
         _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, listener, KITH_EPOLLIN, Self.listenerTag)
         _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, wake, KITH_EPOLLIN, Self.wakeTag)
+        if secureListener >= 0 {
+            _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, secureListener, KITH_EPOLLIN, Self.secureListenerTag)
+        }
     }
 
     // MARK: - Other threads
@@ -129,7 +143,8 @@ final class EventLoop: @unchecked Sendable {
                 let data = events[2 * i]
                 let flags = UInt32(truncatingIfNeeded: events[2 * i + 1])
                 switch data {
-                case Self.listenerTag: acceptConnections()
+                case Self.listenerTag: acceptConnections(from: listener, secure: false)
+                case Self.secureListenerTag: acceptConnections(from: secureListener, secure: true)
                 case Self.wakeTag:
                     _ = kith_eventfd_drain(wake)
                     inbox.withLock { $0.signalled = false }
@@ -149,6 +164,7 @@ final class EventLoop: @unchecked Sendable {
         for case let conn? in connections { closeConnection(conn, streamReason: .serverShutdown) }
         core.logger.flush()
         if listener >= 0 { close(listener) }
+        if secureListener >= 0 { close(secureListener) }
         let abandoned = inbox.withLock { inbox -> [(ConnectionID, Response)] in
             inbox.closed = true
             return inbox.completions
@@ -203,6 +219,11 @@ final class EventLoop: @unchecked Sendable {
             close(listener)
             listener = -1
         }
+        if secureListener >= 0 {
+            _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, secureListener, 0, 0)
+            close(secureListener)
+            secureListener = -1
+        }
         for case let conn? in connections {
             switch conn.phase {
             case .readingHead where !conn.hasBufferedInput:
@@ -216,7 +237,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func acceptConnections() {
+    private func acceptConnections(from listener: Int32, secure: Bool) {
         while true {
             let fd = kith_accept(listener)
             if fd < 0 {
@@ -245,6 +266,9 @@ final class EventLoop: @unchecked Sendable {
             nextGeneration &+= 1
             let conn = Connection(id: ConnectionID(fd: fd, generation: nextGeneration), limits: core.configuration.parserLimits)
             conn.addressSlot = slot
+            if secure {
+                conn.tls = core.configuration.tls?.certificates.session(on: fd, logger: core.logger)
+            }
             if Int(fd) >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
             }
@@ -252,7 +276,7 @@ final class EventLoop: @unchecked Sendable {
             openConnections += 1
             conn.deadline = now + core.headerTimeout
             let interest = KITH_EPOLLIN | KITH_EPOLLOUT | KITH_EPOLLRDHUP | KITH_EPOLLET
-            if kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, fd, interest, UInt64(fd)) != 0 {
+            if kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, fd, interest, UInt64(fd)) != 0 || (secure && conn.tls == nil) {
                 closeConnection(conn)
                 continue
             }
@@ -265,6 +289,7 @@ final class EventLoop: @unchecked Sendable {
     private func pauseAccepting() {
         guard acceptPausedUntil == 0, listener >= 0 else { return }
         _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, listener, 0, 0)
+        if secureListener >= 0 { _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_DEL, secureListener, 0, 0) }
         acceptPausedUntil = now + 100_000_000
         core.logger.log(["level": "warn", "msg": "out of file descriptors; accepting paused for 100 ms"])
     }
@@ -273,6 +298,9 @@ final class EventLoop: @unchecked Sendable {
         acceptPausedUntil = 0
         guard listener >= 0 else { return }
         _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, listener, KITH_EPOLLIN, Self.listenerTag)
+        if secureListener >= 0 {
+            _ = kith_epoll_ctl(epoll, KITH_EPOLL_CTL_ADD, secureListener, KITH_EPOLLIN, Self.secureListenerTag)
+        }
     }
 
     private func connectionEvent(fd: Int32, flags: UInt32) {
@@ -336,10 +364,11 @@ final class EventLoop: @unchecked Sendable {
     private func readMore(_ conn: Connection) -> Bool {
         guard conn.readable else { return false }
         let wasEmpty = !conn.hasBufferedInput
-        let n = scratch.withUnsafeMutableBytes { read(conn.id.fd, $0.baseAddress!, $0.count) }
+        let n = receive(conn)
         if n > 0 {
             // A short read means the socket is drained: skip the read that would say EAGAIN.
-            if n < scratch.count { conn.readable = false }
+            // (TLS clears the flag itself: a short record says nothing of the socket.)
+            if n < scratch.count && conn.tls == nil { conn.readable = false }
             // Into the connection's kept buffer when it has room (see `Connection.keptBufferBytes`).
             conn.input.append(contentsOf: scratch[0..<n])
             if conn.phase == .readingHead && wasEmpty { conn.deadline = now + core.headerTimeout }
@@ -350,10 +379,17 @@ final class EventLoop: @unchecked Sendable {
             conn.readable = false
             return false
         }
+        if n == TLSSession.blockedOtherWay { return false }
         // End of stream or a reset: the client is gone, and so is anything
         // partial. (A half-close counts as gone too; see `connectionEvent`.)
         closeConnection(conn)
         return false
+    }
+
+    /// One read into `scratch`, from the socket or through TLS.
+    private func receive(_ conn: Connection) -> Int {
+        if let tls = conn.tls { return scratch.withUnsafeMutableBytes { tls.read(into: $0, conn) } }
+        return scratch.withUnsafeMutableBytes { read(conn.id.fd, $0.baseAddress!, $0.count) }
     }
 
     private enum Step {
@@ -456,6 +492,11 @@ final class EventLoop: @unchecked Sendable {
         switch head.framing {
         case .none, .length(0): hasBody = false
         default: hasBody = true
+        }
+        if let redirect = httpsRedirect, conn.tls == nil, !redirect.passThrough.contains(where: { head.path.hasPrefix($0) }) {
+            let location = redirect.origin + head.path + (head.query.map { "?" + $0 } ?? "")
+            answerEarly(conn, .redirect(to: location, status: .permanentRedirect), head: head, bodyFollows: hasBody)
+            return
         }
 
         switch core.responder.decide(method: head.method, path: head.path) {
@@ -658,6 +699,10 @@ final class EventLoop: @unchecked Sendable {
     /// the connection is half-closed and drained afterwards so the client reads
     /// the answer instead of a reset.
     private func respondEarly(_ conn: Connection, _ error: HTTPError, head: RequestHead?, bodyFollows: Bool = true) {
+        answerEarly(conn, core.responder.errorResponse(error, head: head), head: head, bodyFollows: bodyFollows)
+    }
+
+    private func answerEarly(_ conn: Connection, _ response: Response, head: RequestHead?, bodyFollows: Bool) {
         if conn.exchange == nil || conn.exchange?.head == nil {
             conn.exchange = Exchange(head: head, route: nil, parameters: PathParameters(), started: now)
         }
@@ -670,7 +715,7 @@ final class EventLoop: @unchecked Sendable {
             conn.parser = HTTPParser(limits: core.configuration.parserLimits)
         }
         conn.phase = .awaitingHandler
-        startResponse(conn, core.responder.errorResponse(error, head: head))
+        startResponse(conn, response)
     }
 
     // MARK: - Writing
@@ -700,7 +745,9 @@ final class EventLoop: @unchecked Sendable {
         var out: [UInt8] = []
         swap(&out, &conn.output)
         out.reserveCapacity(512)
-        writeHead(into: &out, response, exchange: exchange, contentLength: streaming || !bodyAllowed ? nil : length, keepAlive: conn.keepAlive)
+        writeHead(
+            into: &out, response, exchange: exchange, contentLength: streaming || !bodyAllowed ? nil : length,
+            keepAlive: conn.keepAlive, secure: conn.tls != nil)
         exchange.bodyLength = bodyAllowed && !exchange.headOnly ? length : 0
         let sendBody = bodyAllowed && !exchange.headOnly
         switch response.body {
@@ -744,7 +791,9 @@ final class EventLoop: @unchecked Sendable {
         conn.deadline = now + core.writeProgressTimeout
     }
 
-    private func writeHead(into out: inout [UInt8], _ response: Response, exchange: Exchange, contentLength: Int64?, keepAlive: Bool) {
+    private func writeHead(
+        into out: inout [UInt8], _ response: Response, exchange: Exchange, contentLength: Int64?, keepAlive: Bool, secure: Bool
+    ) {
         out.append(contentsOf: Self.statusLine(response.status))
         for (name, value) in response.headers {
             guard Self.isSafeHeader(name, value) else {
@@ -760,6 +809,9 @@ final class EventLoop: @unchecked Sendable {
         out.append(contentsOf: response.preparedHeaders)
         for line in core.defaultHeaderLines where !response.headers.contains(line.name) {
             out.append(contentsOf: line.bytes)
+        }
+        if secure, let line = core.strictTransportLine, !response.headers.contains("Strict-Transport-Security") {
+            out.append(contentsOf: line)
         }
         if let contentLength {
             out.append(contentsOf: Self.contentLengthPrefix)
@@ -836,6 +888,8 @@ final class EventLoop: @unchecked Sendable {
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 conn.writable = false
                 return false
+            } else if n == TLSSession.blockedOtherWay {
+                return false
             } else {
                 closeConnection(conn, streamReason: .disconnected)
                 return false
@@ -848,9 +902,14 @@ final class EventLoop: @unchecked Sendable {
         }
         while let file = conn.file {
             guard conn.writable else { return false }
-            var offset = file.offset + conn.fileSent
-            let remaining = file.length - conn.fileSent
-            let n = kith_sendfile(conn.id.fd, file.descriptor, &offset, Int(min(remaining, 1 << 20)))
+            let n: Int
+            if let tls = conn.tls {
+                n = tls.sendFile(file, sent: conn.fileSent, conn)
+            } else {
+                var offset = file.offset + conn.fileSent
+                let remaining = file.length - conn.fileSent
+                n = kith_sendfile(conn.id.fd, file.descriptor, &offset, Int(min(remaining, 1 << 20)))
+            }
             if n > 0 {
                 conn.fileSent += Int64(n)
                 conn.exchange?.bytesSent += Int64(n)
@@ -861,6 +920,8 @@ final class EventLoop: @unchecked Sendable {
                 }
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 conn.writable = false
+                return false
+            } else if n == TLSSession.blockedOtherWay {
                 return false
             } else {
                 // The file shrank under us or the peer left: the promised length cannot be kept.
@@ -874,6 +935,7 @@ final class EventLoop: @unchecked Sendable {
     /// One `send` of what is left of `output` and `body`: `sendmsg` with
     /// both when both have bytes, so a head and its body leave together.
     private static func sendBuffered(_ conn: Connection) -> Int {
+        if let tls = conn.tls { return tls.sendBuffered(conn) }
         let fd = conn.id.fd
         let outputLeft = conn.output.count - conn.outputOffset
         let bodyLeft = conn.body.count - conn.bodyOffset
@@ -919,12 +981,17 @@ final class EventLoop: @unchecked Sendable {
     private func sendStreamBytes(_ conn: Connection, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         if conn.writable {
-            let n = bytes.withUnsafeBytes { kith_send(conn.id.fd, $0.baseAddress!, $0.count) }
+            let n = bytes.withUnsafeBytes { raw in
+                if let tls = conn.tls { return tls.write(raw.baseAddress!, raw.count, conn) }
+                return kith_send(conn.id.fd, raw.baseAddress!, raw.count)
+            }
             if n > 0 {
                 if n == bytes.count { return true }
                 sent = n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 conn.writable = false
+            } else if n == TLSSession.blockedOtherWay {
+                // Kept below, for when the read OpenSSL waits for arrives.
             } else {
                 closeConnection(conn, streamReason: .disconnected)
                 return false
@@ -938,12 +1005,13 @@ final class EventLoop: @unchecked Sendable {
 
     private func drainLingering(_ conn: Connection) {
         while conn.readable {
-            let n = scratch.withUnsafeMutableBytes { read(conn.id.fd, $0.baseAddress!, $0.count) }
+            let n = receive(conn)
             if n > 0 { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 conn.readable = false
                 return
             }
+            if n == TLSSession.blockedOtherWay { return }
             closeConnection(conn)
             return
         }
@@ -955,6 +1023,7 @@ final class EventLoop: @unchecked Sendable {
         conn.exchange = nil
         conn.resetOutput()
         if conn.lingerAfterResponse {
+            conn.tls?.shutdownWrite()
             _ = kith_shutdown_write(conn.id.fd)
             conn.phase = .lingering
             conn.deadline = now + core.lingerTimeout
@@ -991,6 +1060,7 @@ final class EventLoop: @unchecked Sendable {
         conn.exchange?.abandoned.set()
         conn.exchange?.abandonBody()
         conn.resetOutput()
+        conn.tls?.close()
         close(conn.id.fd)
         if let stream = conn.stream {
             conn.stream = nil

@@ -74,6 +74,8 @@ final class ServerCore: Sendable {
     let keepAliveTimeout: UInt64
     let lingerTimeout: UInt64
     let uploads: UploadBudget
+    /// `Strict-Transport-Security: …\r\n`, for HTTPS responses.
+    let strictTransportLine: [UInt8]?
     /// `maxConnections`, lowered to what the descriptor limit allows.
     let connectionCap: Int
     private let connections = Atomic<Int>(0)
@@ -91,6 +93,7 @@ final class ServerCore: Sendable {
         writeProgressTimeout = nanos(configuration.writeProgressTimeout)
         keepAliveTimeout = nanos(configuration.keepAliveTimeout)
         lingerTimeout = nanos(configuration.lingerTimeout)
+        strictTransportLine = configuration.tls?.strictTransportSecurity.map { Array("Strict-Transport-Security: \($0)\r\n".utf8) }
         uploads = UploadBudget(
             totalBytes: configuration.uploadSpaceBytes, perAddressBytes: configuration.uploadSpacePerAddressBytes)
         // Thousands of open event streams need thousands of descriptors; the
@@ -158,6 +161,7 @@ public final class Server: Sendable {
         var loops: [EventLoop] = []
         var threads: [pthread_t] = []
         var port = 0
+        var httpsPort = 0
         var stopped = false
     }
 
@@ -167,6 +171,8 @@ public final class Server: Sendable {
 
     public var configuration: ServerConfiguration { core.configuration }
     public var port: Int { state.withLock { $0.port } }
+    /// The bound HTTPS port; 0 without `configuration.tls`.
+    public var httpsPort: Int { state.withLock { $0.httpsPort } }
     public var openConnections: Int { core.openConnections }
     /// The connection cap in force: the configured one, or less when the
     /// descriptor limit is lower.
@@ -197,9 +203,31 @@ public final class Server: Sendable {
             port = Int(bound)
             listeners.append(fd)
         }
+        var secureListeners: [Int32] = []
+        var httpsPort = config.tls?.port ?? 0
+        if config.tls != nil {
+            for _ in listeners {
+                var bound: Int32 = 0
+                let fd = kith_listen_tcp(config.host, Int32(httpsPort), 1024, 1, &bound)
+                guard fd >= 0 else {
+                    let code = errno
+                    (listeners + secureListeners).forEach { close($0) }
+                    throw .cannotListen(host: config.host, port: httpsPort, errno: code)
+                }
+                httpsPort = Int(bound)
+                secureListeners.append(fd)
+            }
+        }
+        // Where the plain port sends browsers once HTTPS is on.
+        let redirect = config.tls.flatMap { tls in
+            tls.plainPassThrough.map { (TLSSettings.origin(domain: tls.domain, port: httpsPort), $0) }
+        }
         var loops: [EventLoop] = []
         for (index, fd) in listeners.enumerated() {
-            loops.append(try EventLoop(index: index, core: core, listener: fd))
+            loops.append(
+                try EventLoop(
+                    index: index, core: core, listener: fd,
+                    secureListener: secureListeners.isEmpty ? -1 : secureListeners[index], httpsRedirect: redirect))
         }
         let threads = loops.enumerated().map { index, loop in
             Threads.spawn(name: "kith-io-\(index)") { loop.run() }
@@ -208,6 +236,7 @@ public final class Server: Sendable {
             $0.loops = loops
             $0.threads = threads
             $0.port = port
+            $0.httpsPort = httpsPort
         }
         return port
     }

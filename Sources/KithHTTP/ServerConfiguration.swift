@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var compression: ResponseCompressor? = ResponseCompressor()
     /// Added to every response that does not set the same header itself.
     public var defaultHeaders = HTTPHeaders()
+    /// HTTPS on a second port; nil: plain HTTP only.
+    public var tls: TLSSettings?
 
     public init() {}
 }

@@ -49,12 +49,22 @@ case .serve:
     var shown = configuration
     shown.port = kith.port
     let url = configuration.baseURL ?? shown.effectiveBaseURL
+    let https = kith.certificates == nil ? "" : " and \(kith.httpsPort) (HTTPS)"
     Console.out("""
         Kith is serving at \(url)
-          listening on \(configuration.host):\(kith.port), data in \(configuration.dataDirectory)\(configuration.databaseURL == nil ? "" : " and PostgreSQL")\(configuration.mediaDirectory.map { ", media in \($0)" } ?? "")
+          listening on \(configuration.host):\(kith.port)\(https), data in \(configuration.dataDirectory)\(configuration.databaseURL == nil ? "" : " and PostgreSQL")\(configuration.mediaDirectory.map { ", media in \($0)" } ?? "")
           Ctrl-C to stop
         """)
-    let signal = ShutdownSignal.wait()
+    if let files = kith.certificateFiles, kith.certificates?.current == nil {
+        Console.out("  no TLS certificate yet: waiting for \(files.chainPath) and \(files.keyPath)")
+    }
+    var signal = ShutdownSignal.wait()
+    // SIGHUP re-reads the certificate (what certbot's deploy hooks send); with
+    // plain HTTP only it stops the server, as before.
+    while signal == SIGHUP && kith.certificates != nil {
+        kith.reloadCertificates()
+        signal = ShutdownSignal.wait()
+    }
     Console.out("kith: signal \(signal), shutting down")
     kith.shutdown()
     Console.out("kith: stopped")

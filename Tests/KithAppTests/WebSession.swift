@@ -16,6 +16,8 @@ final class WebSession: @unchecked Sendable {
     /// The `_once` token of the last page `token(from:)` read, sent with the
     /// next post that names none, as a browser posts the form it was shown.
     var pendingOnceToken: String?
+    /// How to reach the server; a plain socket to `port` when nil (HTTPS tests set a TLS client).
+    var connect: (() throws -> TestClient)?
 
     init(port: Int) {
         self.port = port
@@ -74,7 +76,7 @@ final class WebSession: @unchecked Sendable {
     func setCookie(_ name: String, _ value: String?) { cookies[name] = value }
 
     private func send(_ method: String, _ path: String, body: [UInt8], headers: [String: String]) throws -> TestResponse {
-        let client = try TestClient(port: port)
+        let client = try connect?() ?? TestClient(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if !cookies.isEmpty {
             head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"

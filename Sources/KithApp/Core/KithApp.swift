@@ -45,6 +45,7 @@ public final class KithApp: HTTPResponder {
     private let contextBox = ContextBox()
     /// The port actually bound, when the configuration asked for any (0).
     private let boundPort = Lock<Int?>(nil)
+    private let boundHTTPSPort = Lock<Int?>(nil)
 
     init(
         configuration: KithConfiguration, database: Database, assets: StaticFiles, logger: Logger, live: LiveHub,
@@ -96,13 +97,17 @@ public final class KithApp: HTTPResponder {
         if let configured = configuration.baseURL, !configured.isEmpty { return configuration.effectiveBaseURL }
         var effective = configuration
         if let port = boundPort.withLock({ $0 }) { effective.port = port }
+        if effective.httpsPort != nil, let port = boundHTTPSPort.withLock({ $0 }) { effective.httpsPort = port }
         return effective.effectiveBaseURL
     }
 
     /// What browsers put in `Origin` for Kith's own pages.
     var origin: String { CSRF.origin(of: baseURL) }
 
-    func serverStarted(port: Int) { boundPort.withLock { $0 = port } }
+    func serverStarted(port: Int, httpsPort: Int? = nil) {
+        boundPort.withLock { $0 = port }
+        boundHTTPSPort.withLock { $0 = httpsPort }
+    }
 
     var now: Int64 { configuration.clock() }
 

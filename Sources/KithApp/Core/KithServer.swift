@@ -4,6 +4,10 @@ import KithHTTP
 public final class KithServer: Sendable {
     public let app: KithApp
     public let server: Server
+    /// With HTTPS on: what the HTTPS port serves (the ACME client installs
+    /// into it), and the files it is loaded from and watched in.
+    public let certificates: TLSCertificates?
+    public let certificateFiles: TLSCertificateFiles?
 
     public init(app: KithApp) {
         self.app = app
@@ -19,8 +23,21 @@ public final class KithServer: Sendable {
         engine.uploadSpaceBytes = config.uploadSpaceBytes
         engine.uploadSpacePerAddressBytes = config.uploadSpacePerAddressBytes
         engine.defaultHeaders = KithApp.securityHeaders()
+        if let httpsPort = config.httpsPort, let domain = config.domain {
+            let certificates = TLSCertificates()
+            let paths = config.certificatePaths
+            engine.tls = TLSSettings(certificates: certificates, domain: domain, port: httpsPort)
+            self.certificates = certificates
+            certificateFiles = TLSCertificateFiles(chainPath: paths.chain, keyPath: paths.key, certificates: certificates, logger: app.logger)
+        } else {
+            certificates = nil
+            certificateFiles = nil
+        }
         server = Server(configuration: engine, responder: app, logger: app.logger)
     }
+
+    /// How often the certificate files are looked at for a renewal.
+    static let certificateCheckSeconds: Double = 60
 
     /// Binds and starts serving; returns the port.
     @discardableResult
@@ -29,8 +46,14 @@ public final class KithServer: Sendable {
         app.notifications.start()
         app.push.start()
         app.backgroundTasks.startAll()
+        if let files = certificateFiles {
+            // An operator's own files must be there; DATA/certs may still be
+            // empty while a certificate is being obtained.
+            if files.exist || app.configuration.certificateFile != nil { try files.reloadIfChanged() }
+            files.watch(every: Self.certificateCheckSeconds)
+        }
         let port = try server.start()
-        app.serverStarted(port: port)
+        app.serverStarted(port: port, httpsPort: certificates == nil ? nil : server.httpsPort)
         return port
     }
 
@@ -43,8 +66,13 @@ public final class KithServer: Sendable {
         app.notifications.stop()
         app.push.stop()
         app.backgroundTasks.stopAll()
+        certificateFiles?.stopWatching()
         app.database.close()
     }
 
     public var port: Int { server.port }
+    public var httpsPort: Int { server.httpsPort }
+
+    /// SIGHUP: look at the certificate files now rather than on the next tick.
+    public func reloadCertificates() { certificateFiles?.reloadLogging() }
 }
