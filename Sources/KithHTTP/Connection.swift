@@ -30,6 +30,8 @@ final class Connection {
         /// Response sent and write side shut; reading and discarding until the
         /// client closes or the linger deadline passes.
         case lingering
+        /// Speaking HTTP/2: `http2` has the connection from here to its end.
+        case http2
     }
 
     let id: ConnectionID
@@ -72,6 +74,10 @@ final class Connection {
     var peerHungUp = false
     /// The address whose per-address slot this connection holds, if any.
     var addressSlot: String?
+    /// No request has been read yet, so the client may still open with the
+    /// HTTP/2 preface (prior knowledge). Cleared by the first HTTP/1.1 head.
+    var mayStartHTTP2 = false
+    var http2: HTTP2Session?
 
     init(id: ConnectionID, limits: HTTPParser.Limits) {
         self.id = id
