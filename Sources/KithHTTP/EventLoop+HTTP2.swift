@@ -504,6 +504,17 @@ extension EventLoop {
 
     // MARK: - Draining
 
+    /// Timed out: GOAWAY, as far as the socket takes it at once, so the
+    /// client knows no request of its was lost before the connection closes.
+    func sayGoodbye(_ conn: Connection) {
+        guard let h2 = conn.http2, let session = h2.session else { return }
+        _ = nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        var progressed = false
+        _ = sendHTTP2(conn, h2, progressed: &progressed)
+    }
+
     /// GOAWAY: no new streams; those in flight finish, event streams end
     /// cleanly, and the connection closes when the last stream is done.
     func goAway(_ conn: Connection) {

@@ -304,6 +304,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func sweepDeadlines() {
         for case let conn? in connections where conn.deadline != 0 && now >= conn.deadline {
+            if conn.phase == .http2 { sayGoodbye(conn) }
             closeConnection(conn)
         }
     }

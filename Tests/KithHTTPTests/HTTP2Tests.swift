@@ -4,36 +4,9 @@ import KithHTTP
 import KithTestSupport
 import Testing
 
-/// Python's h2, which the HTTP/2 tests speak through (Fixtures/h2client.py).
-enum HTTP2Client {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/h2client.py").path
-
-    static let available: Bool = {
-        guard let python = Tools.path("python3") else { return false }
-        return (try? runProgram(python, ["-c", "import h2.connection"]).status) == 0
-    }()
-
-    /// Runs one command of the script and returns the JSON it printed last.
-    static func run(_ command: String, port: Int, _ arguments: [String] = []) throws -> [String: Any] {
-        let result = try runProgram(Tools.path("python3")!, [script, command, String(port)] + arguments)
-        guard result.status == 0 else { throw TestError("h2client \(command) failed: \(result.errors)") }
-        return try parse(result.output)
-    }
-
-    static func parse(_ output: String) throws -> [String: Any] {
-        guard let line = output.split(separator: "\n").last,
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        else { throw TestError("h2client printed no result: \(output)") }
-        return object
-    }
-}
-
 /// An engine with routes for HTTP/2: items, a file for ranges, event
 /// streams with publish and flood, uploads to disk, and a handler that waits.
 final class HTTP2Harness: @unchecked Sendable {
-    struct Context: Sendable { let request: Request }
-
     let server: Server
     let port: Int
     let latch = Latch()
@@ -50,7 +23,7 @@ final class HTTP2Harness: @unchecked Sendable {
         try Data(Self.fileBytes).write(to: URL(fileURLWithPath: filePath))
         let temporary = directory.path + "/tmp/"
 
-        let router = Router<Context>(makeContext: { Context(request: $0) })
+        let router = Router<EngineHarness.Context>(makeContext: { EngineHarness.Context(request: $0) })
         let latch = self.latch
         let streams = self.streams
         let counted = self.counted
@@ -114,7 +87,7 @@ final class HTTP2Harness: @unchecked Sendable {
             request.headers["X-Refuse"] == nil ? .proceed : .refuse(HTTPError(.forbidden, "Not for you."))
         }
         server = Server(
-            configuration: configuration, responder: HTTP2TestResponder(router: router, admission: admit),
+            configuration: configuration, responder: TestResponder(router: router, admission: admit),
             logger: Logger(enabled: false))
         port = try server.start()
     }
@@ -136,22 +109,6 @@ final class HTTP2Harness: @unchecked Sendable {
             usleep(10_000)
         }
         return true
-    }
-}
-
-struct HTTP2TestResponder: HTTPResponder {
-    let router: Router<HTTP2Harness.Context>
-    let admission: @Sendable (Request) -> Admission
-
-    func admit(_ request: Request) -> Admission { admission(request) }
-    func decide(method: HTTPMethod, path: String) -> RouteDecision { router.decide(method: method, path: path) }
-    func respond(to request: Request) -> Response {
-        router.respond(to: request, errorResponse: { errorResponse($0, head: request.head) })
-    }
-    func errorResponse(_ error: HTTPError, head: RequestHead?) -> Response {
-        var response = Response.text("<error>\(error.message)</error>", status: error.status)
-        for (name, value) in error.headers { response.headers.add(name, value) }
-        return response
     }
 }
 
@@ -297,33 +254,28 @@ struct HTTP2Tests {
         #expect(harness.counted.value < count / 2)
     }
 
+    @Test("an idle connection is closed after the keep-alive timeout, with GOAWAY")
+    func idleTimeout() throws {
+        let harness = try HTTP2Harness { $0.keepAliveTimeout = 1 }
+        let result = try HTTP2Client.run("idle", port: harness.port)
+        #expect(result["body"] as? String == "hello")
+        let goaway = try #require(result["goaway"] as? [String: Any])
+        #expect(goaway["error"] as? Int == 0)
+        #expect(goaway["last"] as? Int == 1)
+        #expect((result["seconds"] as? Double ?? 99) < 10)
+    }
+
     @Test("draining sends GOAWAY; the request in flight still gets its answer")
     func goAwayOnDrain() throws {
         let harness = try HTTP2Harness()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tools.path("python3")!)
-        process.arguments = [HTTP2Client.script, "drain", String(harness.port)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var seen = ""
-        func readUntil(_ marker: String) {
-            while !seen.contains(marker) {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { return }
-                seen += String(decoding: data, as: UTF8.self)
-            }
-        }
-        readUntil("SENT")
+        let client = try HTTP2Client.Running("drain", port: harness.port)
+        client.waitFor("SENT")
         #expect(harness.eventually { harness.latch.waiting == 1 })
         let shutdown = TestThread { harness.server.shutdown() }
-        readUntil("GOAWAY")
-        #expect(seen.contains("GOAWAY"))
+        #expect(client.waitFor("GOAWAY"))
         harness.latch.open()
-        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try client.finish()
         shutdown.join()
-        let result = try HTTP2Client.parse(seen)
         let goaway = try #require(result["goaway"] as? [String: Any])
         #expect(goaway["error"] as? Int == 0)
         #expect(goaway["last"] as? Int == 1)

@@ -197,6 +197,19 @@ def post(port, path, body, extra):
             "headers": client.head.get(sid, {}), "sent": sent, "reset": client.reset.get(sid)}
 
 
+def watch(port, path, count, marker, extra):
+    """Opens `count` event streams; says OPEN once each has begun, then waits
+    for `marker` on every one of them."""
+    client = Client(port)
+    sids = [client.request(path, "GET", extra) for _ in range(count)]
+    client.until(lambda: all(s in client.status and (client.status[s] != 200 or b"retry:" in client.body[s]) for s in sids))
+    print("OPEN", flush=True)
+    if all(client.status.get(s) == 200 for s in sids):
+        client.until(lambda: all(marker.encode() in client.body[s] for s in sids))
+    return {"statuses": [client.status.get(s) for s in sids],
+            "received": sum(1 for s in sids if marker.encode() in client.body[s])}
+
+
 def raw_frames(sock, buffer=b""):
     """Frames as they come, parsed by hand: h2's state machine closes the
     connection on GOAWAY and would refuse the answers still owed after it."""
@@ -239,6 +252,21 @@ def drain(port):
     return {"goaway": goaway, "status": status, "body": body.decode(), "ended": ended, "closed": True}
 
 
+def idle(port):
+    """One request, then silence: how long until the server says GOAWAY and closes."""
+    client = Client(port)
+    sid = client.request("/hello")
+    client.flush()
+    start = time.time()
+    goaway, body = None, b""
+    for frame in raw_frames(client.sock):
+        if isinstance(frame, hyperframe.frame.GoAwayFrame):
+            goaway = {"error": frame.error_code, "last": frame.last_stream_id}
+        elif isinstance(frame, hyperframe.frame.DataFrame) and frame.stream_id == sid:
+            body += frame.data
+    return {"goaway": goaway, "body": body.decode(), "seconds": time.time() - start}
+
+
 def rapid(port, count):
     """HEADERS then RST_STREAM, over and over, as fast as the socket takes them."""
     client = Client(port)
@@ -276,8 +304,12 @@ def main():
         result = get(port, args[0], [tuple(a.split(": ", 1)) for a in args[1:]])
     elif command == "post":
         result = post(port, args[0], args[1], [tuple(a.split(": ", 1)) for a in args[2:]])
+    elif command == "watch":
+        result = watch(port, args[0], int(args[1]), args[2], [tuple(a.split(": ", 1)) for a in args[3:]])
     elif command == "drain":
         result = drain(port)
+    elif command == "idle":
+        result = idle(port)
     elif command == "rapid":
         result = rapid(port, int(args[0]))
     else:
