@@ -18,17 +18,18 @@
 # libheif), which beats any decoder written by hand. zlib1g-dev,
 # libbrotli-dev: gzip and brotli, for assets compressed at start and pages on the fly.
 # libpq-dev: the PostgreSQL client, for `kith serve --database postgres://…`.
+# libnghttp2-dev: HTTP/2 framing for the engine.
 DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode-dev tzdata librsvg2-bin libvips-dev \
-	zlib1g-dev libbrotli-dev libpq-dev
+	zlib1g-dev libbrotli-dev libpq-dev libnghttp2-dev
 # The tests drive headless Chromium through chromedriver to check the page
 # scripts, read QR codes back (rsvg-convert, zbarimg), run the map generator
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,
 # on the headless JRE), make photos and videos that carry a location and
 # check that none survives (exiftool, ffmpeg), and run the server under a
-# small descriptor limit (prlimit, in util-linux), and make certificates
-# for the HTTPS tests (openssl).
+# small descriptor limit (prlimit, in util-linux), make certificates for the
+# HTTPS tests (openssl) and speak HTTP/2 to it (Python's h2, nghttp and h2load).
 TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python3-pip default-jre-headless \
-	libimage-exiftool-perl ffmpeg util-linux openssl
+	libimage-exiftool-perl ffmpeg util-linux openssl python3-h2 nghttp2-client
 # `make test-postgres` runs the tests against a throwaway PostgreSQL cluster.
 PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.

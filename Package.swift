@@ -3,7 +3,7 @@ import PackageDescription
 
 // Kith: the `kith` executable (with `kith-photos`, and `kith-bench`) over these modules.
 //   KithSync       the lock the engine and storage share
-//   KithHTTP       the HTTP/1.1 engine (epoll, parser, router); knows nothing of Kith
+//   KithHTTP       the HTTP/1.1 and HTTP/2 engine (epoll, parser, router); knows nothing of Kith
 //   KithStorage    SQLite or PostgreSQL: connections, binding interpolation, migrations, backup
 //   KithTemplates  HTML values that escape by default (the Templates/ folder)
 //   KithCrypto     tokens, digests, password hashing, Web Push, JSON strings
@@ -34,12 +34,14 @@ let package = Package(
         // gzip and brotli for compressed responses: assets once at start, pages as they go.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
+        // HTTP/2 framing, HPACK and flow control; the engine drives it from its own loop.
+        .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
 
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "CSSL", "KithSync", "CZlib", "CBrotli"], path: "Sources/KithHTTP"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "CSSL", "KithSync", "CZlib", "CBrotli", "CNghttp2"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
         .target(name: "KithStorage", dependencies: ["CSQLite", "CPostgres", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),

@@ -30,6 +30,8 @@ final class Connection {
         /// Response sent and write side shut; reading and discarding until the
         /// client closes or the linger deadline passes.
         case lingering
+        /// Speaking HTTP/2: `http2` has the connection from here to its end.
+        case http2
     }
 
     let id: ConnectionID
@@ -77,6 +79,10 @@ final class Connection {
     var tls: TLSSession?
     /// The protocol ALPN settled on (`http/1.1`, `h2`); nil on cleartext.
     var alpn: String? { tls?.alpn }
+    /// No request has been read yet, so the client may still open with the
+    /// HTTP/2 preface (prior knowledge). Cleared by the first HTTP/1.1 head.
+    var mayStartHTTP2 = false
+    var http2: HTTP2Session?
 
     init(id: ConnectionID, limits: HTTPParser.Limits) {
         self.id = id

@@ -29,7 +29,7 @@ final class EventLoop: @unchecked Sendable {
         var isEmpty: Bool { completions.isEmpty && admissions.isEmpty && streams.isEmpty && !drain && !stop }
     }
 
-    private let core: ServerCore
+    let core: ServerCore
     private let index: Int
     private let epoll: Int32
     private let wake: Int32
@@ -44,15 +44,15 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [Connection?] = []
     private var openConnections = 0
     private var nextGeneration: UInt32 = 0
-    private var draining = false
-    private var now: UInt64 = 0
+    private(set) var draining = false
+    private(set) var now: UInt64 = 0
     private var nextSweep: UInt64 = 0
     /// When accepting resumes after running out of descriptors; 0 while accepting.
     private var acceptPausedUntil: UInt64 = 0
     private var cachedDateSecond = -1
     private var cachedDateLine: [UInt8] = []
     /// Reused for every read: connections copy only what they must keep.
-    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     private static let listenerTag: UInt64 = 1 << 40
     private static let wakeTag: UInt64 = 2 << 40
@@ -200,7 +200,8 @@ final class EventLoop: @unchecked Sendable {
             process(conn)
         }
         for id in work.streams {
-            guard let conn = connection(id), conn.phase == .streaming else { continue }
+            // An HTTP/2 connection is woken the same way, by its streams and its workers.
+            guard let conn = connection(id), conn.phase == .streaming || conn.phase == .http2 else { continue }
             process(conn)
         }
         if work.drain && !draining { startDraining() }
@@ -230,6 +231,8 @@ final class EventLoop: @unchecked Sendable {
                 closeConnection(conn)
             case .streaming:
                 closeConnection(conn, streamReason: .serverShutdown)
+            case .http2:
+                goAway(conn)
             default:
                 // In flight: finish this exchange, then close.
                 conn.keepAlive = false
@@ -269,6 +272,8 @@ final class EventLoop: @unchecked Sendable {
             if secure {
                 conn.tls = core.configuration.tls?.certificates.session(on: fd, logger: core.logger)
             }
+            // Prior knowledge is for cleartext; over TLS, ALPN says h2.
+            conn.mayStartHTTP2 = core.configuration.http2 && !secure
             if Int(fd) >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
             }
@@ -310,6 +315,8 @@ final class EventLoop: @unchecked Sendable {
         let hungUp = flags & (KITH_EPOLLRDHUP | KITH_EPOLLHUP | KITH_EPOLLERR) != 0
         if hungUp { conn.peerHungUp = true }
         switch conn.phase {
+        case .http2:
+            process(conn)
         case .streaming where hungUp:
             // An event stream's client only ever closes; nothing else arrives.
             closeConnection(conn, streamReason: .disconnected)
@@ -326,6 +333,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func sweepDeadlines() {
         for case let conn? in connections where conn.deadline != 0 && now >= conn.deadline {
+            if conn.phase == .http2 { sayGoodbye(conn) }
             closeConnection(conn)
         }
     }
@@ -337,9 +345,25 @@ final class EventLoop: @unchecked Sendable {
         while true {
             switch conn.phase {
             case .readingHead:
+                // ALPN chose h2 during the handshake: no HTTP/1.1 head will come.
+                if conn.tls?.alpn == "h2" && conn.exchange == nil && core.configuration.http2 {
+                    startHTTP2(conn)
+                    continue
+                }
                 if !conn.hasBufferedInput {
                     guard readMore(conn) else { return }
                     continue
+                }
+                if conn.mayStartHTTP2 {
+                    switch http2Preface(conn) {
+                    case .complete:
+                        startHTTP2(conn)
+                        continue
+                    case .partial:
+                        guard readMore(conn) else { return }
+                        continue
+                    case .absent: break
+                    }
                 }
                 guard parseStep(conn) else { return }
             case .readingBody:
@@ -355,6 +379,9 @@ final class EventLoop: @unchecked Sendable {
                 return
             case .lingering:
                 drainLingering(conn)
+                return
+            case .http2:
+                processHTTP2(conn)
                 return
             }
         }
@@ -458,7 +485,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private static func feed(_ sink: inout BodySink, _ bytes: UnsafeRawBufferPointer) throws(FormError) {
+    static func feed(_ sink: inout BodySink, _ bytes: UnsafeRawBufferPointer) throws(FormError) {
         switch sink {
         case .none:
             return
@@ -479,41 +506,36 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private static func tooLarge(_ limit: Int) -> HTTPError {
+    static func tooLarge(_ limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, "That's more than we can take in one go (the limit here is \(ByteCount.format(limit))).")
     }
 
     // MARK: - Exchanges
 
+    /// Beside an HTTPS port, where the plain port sends a request instead of
+    /// serving it (nil: serve it — HTTPS itself, or a pass-through path).
+    func httpsLocation(_ conn: Connection, _ head: RequestHead) -> String? {
+        guard let redirect = httpsRedirect, conn.tls == nil, !redirect.passThrough.contains(where: { head.path.hasPrefix($0) }) else {
+            return nil
+        }
+        return redirect.origin + head.path + (head.query.map { "?" + $0 } ?? "")
+    }
+
     private func beginExchange(_ conn: Connection, _ head: RequestHead) {
+        conn.mayStartHTTP2 = false
         conn.keepAlive = head.keepAlive && !draining
         conn.lingerAfterResponse = false
-        let hasBody: Bool
-        switch head.framing {
-        case .none, .length(0): hasBody = false
-        default: hasBody = true
-        }
-        if let redirect = httpsRedirect, conn.tls == nil, !redirect.passThrough.contains(where: { head.path.hasPrefix($0) }) {
-            let location = redirect.origin + head.path + (head.query.map { "?" + $0 } ?? "")
+        let hasBody = Self.announcesBody(head)
+        if let location = httpsLocation(conn, head) {
             answerEarly(conn, .redirect(to: location, status: .permanentRedirect), head: head, bodyFollows: hasBody)
             return
         }
 
-        switch core.responder.decide(method: head.method, path: head.path) {
-        case .notFound:
-            respondEarly(conn, .notFound(), head: head, bodyFollows: hasBody)
-        case .badPath:
-            respondEarly(conn, .badRequest("That address isn't one we understand."), head: head, bodyFollows: hasBody)
-        case .methodNotAllowed(let allowed):
-            var headers = HTTPHeaders()
-            headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            respondEarly(
-                conn, HTTPError(.methodNotAllowed, "That action isn't available here.", headers: headers),
-                head: head, bodyFollows: hasBody)
+        switch routing(head) {
+        case .refused(let error):
+            respondEarly(conn, error, head: head, bodyFollows: hasBody)
         case .matched(let route, let parameters, let index):
-            let exchange = Exchange(head: head, route: route, parameters: parameters, started: now)
-            exchange.routeIndex = index
-            exchange.clientAddress = core.clientAddress(peer: conn.peerAddress, headers: head.headers)
+            let exchange = makeExchange(conn, head, route, parameters, index)
             conn.exchange = exchange
             if hasBody, let refusal = Self.refusal(of: head, by: route.body) {
                 respondEarly(conn, refusal, head: head, bodyFollows: true)
@@ -525,15 +547,9 @@ final class EventLoop: @unchecked Sendable {
                 conn.phase = .admitting
                 conn.deadline = now + core.bodyProgressTimeout
                 let request = Request(head: head, route: route, parameters: parameters, remoteAddress: exchange.clientAddress)
-                let responder = core.responder
-                let id = conn.id
-                let abandoned = exchange.abandoned
-                let accepted = core.workers.submit { [self] in
-                    // A client that left is closed already: nothing to decide.
-                    guard !abandoned.isSet else { return }
-                    admitted(id, responder.admit(request))
+                if !submitAdmission(request, abandoned: exchange.abandoned, reply: .http1(conn.id)) {
+                    respondEarly(conn, Self.busy, head: head, bodyFollows: true)
                 }
-                if !accepted { respondEarly(conn, Self.busy, head: head, bodyFollows: true) }
             } else {
                 conn.phase = .readingBody  // the parser still reports .end
                 conn.deadline = now + core.bodyProgressTimeout
@@ -541,10 +557,68 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Which route a head asks for, or the error that answers it unrouted.
+    /// HTTP/1.1 and HTTP/2 route the same way.
+    enum Routing {
+        case matched(Route, PathParameters, Int)
+        case refused(HTTPError)
+    }
+
+    func routing(_ head: RequestHead) -> Routing {
+        switch core.responder.decide(method: head.method, path: head.path) {
+        case .notFound:
+            return .refused(.notFound())
+        case .badPath:
+            return .refused(.badRequest("That address isn't one we understand."))
+        case .methodNotAllowed(let allowed):
+            var headers = HTTPHeaders()
+            headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+            return .refused(HTTPError(.methodNotAllowed, "That action isn't available here.", headers: headers))
+        case .matched(let route, let parameters, let index):
+            return .matched(route, parameters, index)
+        }
+    }
+
+    static func announcesBody(_ head: RequestHead) -> Bool {
+        switch head.framing {
+        case .none, .length(0): false
+        default: true
+        }
+    }
+
+    /// The exchange of a routed request, from whoever sent it: the peer, or
+    /// the client a trusted proxy names.
+    func makeExchange(_ conn: Connection, _ head: RequestHead, _ route: Route, _ parameters: PathParameters, _ index: Int) -> Exchange {
+        let exchange = Exchange(head: head, route: route, parameters: parameters, started: now)
+        exchange.routeIndex = index
+        exchange.clientAddress = core.clientAddress(peer: conn.peerAddress, headers: head.headers)
+        return exchange
+    }
+
+    /// Where a worker's answer goes: an HTTP/1.1 connection, or one stream of an HTTP/2 one.
+    enum Reply {
+        case http1(ConnectionID)
+        case http2(HTTP2Mailbox, Int32)
+    }
+
+    /// Asks the application, on a worker, whether a request may send its body.
+    func submitAdmission(_ request: Request, abandoned: AbandonFlag, reply: Reply) -> Bool {
+        let responder = core.responder
+        return core.workers.submit { [self] in
+            // A client that left is closed already: nothing to decide.
+            guard !abandoned.isSet else { return }
+            let admission = responder.admit(request)
+            switch reply {
+            case .http1(let id): admitted(id, admission)
+            case .http2(let mailbox, let stream): mailbox.post(stream, .admission(admission))
+            }
+        }
+    }
+
     /// What the head alone says against reading a body: too large for the
     /// route, or not the kind of body the route takes. Decided before any
     /// byte of it is read.
-    private static func refusal(of head: RequestHead, by policy: BodyPolicy) -> HTTPError? {
+    static func refusal(of head: RequestHead, by policy: BodyPolicy) -> HTTPError? {
         if policy.maxBytes == 0 { return tooLarge(0) }
         let contentType = head.headers["Content-Type"] ?? ""
         let isMultipart = MultipartParser.boundary(fromContentType: contentType) != nil
@@ -560,7 +634,7 @@ final class EventLoop: @unchecked Sendable {
         return nil
     }
 
-    private static let busy: HTTPError = {
+    static let busy: HTTPError = {
         var headers = HTTPHeaders()
         headers.add("Retry-After", "5")
         return HTTPError(.serviceUnavailable, "Kith is very busy right now. Please try again in a moment.", headers: headers)
@@ -580,7 +654,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func makeSink(
+    func makeSink(
         _ head: RequestHead, _ policy: BodyPolicy, exchange: Exchange,
         firstField: RequiredField?
     ) -> BodySink {
@@ -619,30 +693,14 @@ final class EventLoop: @unchecked Sendable {
     /// The whole request is in: build it and hand it to a handler.
     private func endOfRequest(_ conn: Connection) {
         guard let exchange = conn.exchange, let route = exchange.route, let head = exchange.head else { return }
-        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: exchange.clientAddress)
-        request.routeIndex = exchange.routeIndex
+        let request: Request
         do {
-            if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
-            switch exchange.body {
-            case .buffer(let bytes, _):
-                let contentType = head.headers["Content-Type"] ?? ""
-                if Self.isURLEncoded(contentType) {
-                    request.form = try FormData.parseURLEncoded(bytes)
-                } else {
-                    request.body = bytes
-                }
-            case .multipart(var parser):
-                exchange.body = .none
-                request.form = try parser.finish()
-            case .none:
-                break
-            }
+            request = try Self.assembleRequest(exchange, head: head, route: route)
         } catch {
             exchange.abandonBody()
             respondEarly(conn, HTTPError(error.status, error.message), head: head)
             return
         }
-        exchange.body = .none
         conn.phase = .awaitingHandler
         conn.deadline = 0
         if conn.peerHungUp && !route.runsInline {
@@ -652,19 +710,50 @@ final class EventLoop: @unchecked Sendable {
             closeConnection(conn)
             return
         }
-        let responder = core.responder
         // From here the request's files, and the disk space they hold, belong
         // to whoever runs the handler.
         let reservation = exchange.reservation
         exchange.reservation = nil
         if route.runsInline {
-            let response = responder.respond(to: request)
+            let response = core.responder.respond(to: request)
             Self.cleanUp(request, reservation)
             startResponse(conn, response)
             return
         }
-        let id = conn.id
-        let abandoned = exchange.abandoned
+        if !submitHandler(request, reservation: reservation, abandoned: exchange.abandoned, reply: .http1(conn.id)) {
+            respondEarly(conn, Self.busy, head: head)
+        }
+    }
+
+    /// The request a handler sees, from an exchange whose body is all in:
+    /// the query and any form parsed, the multipart parser's files kept.
+    static func assembleRequest(_ exchange: Exchange, head: RequestHead, route: Route) throws(FormError) -> Request {
+        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: exchange.clientAddress)
+        request.routeIndex = exchange.routeIndex
+        if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
+        switch exchange.body {
+        case .buffer(let bytes, _):
+            let contentType = head.headers["Content-Type"] ?? ""
+            if isURLEncoded(contentType) {
+                request.form = try FormData.parseURLEncoded(bytes)
+            } else {
+                request.body = bytes
+            }
+        case .multipart(var parser):
+            exchange.body = .none
+            request.form = try parser.finish()
+        case .none:
+            break
+        }
+        exchange.body = .none
+        return request
+    }
+
+    /// Runs a handler on a worker and sends its response to `reply`. When
+    /// the queue is full nothing runs, the request's files are gone, and the
+    /// caller answers 503.
+    func submitHandler(_ request: Request, reservation: UploadReservation?, abandoned: AbandonFlag, reply: Reply) -> Bool {
+        let responder = core.responder
         let compressor = core.configuration.compression
         let accepted = core.workers.submit { [self, request] in
             if abandoned.isSet {
@@ -675,17 +764,18 @@ final class EventLoop: @unchecked Sendable {
             // Here, on the worker, so the I/O thread never spends time compressing.
             if let compressor { response = compressor.apply(response, to: request.head) }
             Self.cleanUp(request, reservation)
-            complete(id, response)
+            switch reply {
+            case .http1(let id): complete(id, response)
+            case .http2(let mailbox, let stream): mailbox.post(stream, .response(response))
+            }
         }
-        if !accepted {
-            Self.cleanUp(request, reservation)
-            respondEarly(conn, Self.busy, head: head)
-        }
+        if !accepted { Self.cleanUp(request, reservation) }
+        return accepted
     }
 
     /// Uploads the handler kept were moved away; the rest go now, and with
     /// them the request's claim on upload space.
-    private static func cleanUp(_ request: Request, _ reservation: UploadReservation?) {
+    static func cleanUp(_ request: Request, _ reservation: UploadReservation?) {
         for file in request.form.allFiles { unlink(file.path) }
         reservation?.releaseAll()
     }
@@ -844,7 +934,7 @@ final class EventLoop: @unchecked Sendable {
         return commonStatusLines[status] ?? Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
     }
 
-    private static func isSafeHeader(_ name: String, _ value: String) -> Bool {
+    static func isSafeHeader(_ name: String, _ value: String) -> Bool {
         !name.utf8.contains { $0 <= 0x20 || $0 == 0x3A || $0 >= 0x7F } && !name.isEmpty
             && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
@@ -1040,18 +1130,32 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func logExchange(_ conn: Connection) {
-        guard let exchange = conn.exchange, core.logger.enabled else { return }
-        let micros = (now &- exchange.started) / 1000
+        guard let exchange = conn.exchange else { return }
+        log(exchange)
+    }
+
+    func log(_ exchange: Exchange, protocol: String? = nil) {
+        guard core.logger.enabled else { return }
+        let micros = String((now &- exchange.started) / 1000)
+        let method = exchange.head?.method.rawValue ?? "-"
+        let route = exchange.route.map { $0.pattern.description } ?? "-"
+        if let `protocol` {
+            core.logger.log([
+                "method": method, "route": route, "status": String(exchange.status),
+                "bytes": String(exchange.bodyLength), "dur_us": micros, "proto": `protocol`,
+            ])
+            return
+        }
         core.logger.log([
-            "method": exchange.head?.method.rawValue ?? "-",
-            "route": exchange.route.map { $0.pattern.description } ?? "-",
+            "method": method,
+            "route": route,
             "status": String(exchange.status),
             "bytes": String(exchange.bodyLength),
-            "dur_us": String(micros),
+            "dur_us": micros,
         ])
     }
 
-    private func closeConnection(_ conn: Connection, streamReason: ResponseStream.CloseReason = .disconnected) {
+    func closeConnection(_ conn: Connection, streamReason: ResponseStream.CloseReason = .disconnected) {
         guard Int(conn.id.fd) < connections.count, connections[Int(conn.id.fd)] === conn else { return }
         connections[Int(conn.id.fd)] = nil
         openConnections -= 1
@@ -1062,13 +1166,17 @@ final class EventLoop: @unchecked Sendable {
         conn.resetOutput()
         conn.tls?.close()
         close(conn.id.fd)
+        if let session = conn.http2 {
+            conn.http2 = nil
+            session.close(streamReason)
+        }
         if let stream = conn.stream {
             conn.stream = nil
             stream.ended(stream.closeReason ?? streamReason)
         }
     }
 
-    private static func abandon(_ response: Response) {
+    static func abandon(_ response: Response) {
         if case .file(let region) = response.body { close(region.descriptor) }
     }
 }

@@ -47,6 +47,16 @@ public struct ServerConfiguration: Sendable {
 
     /// Bytes a streaming response may have waiting before its consumer is dropped.
     public var maxStreamUnsentBytes = 256 * 1024
+    /// Speaks HTTP/2 to clients that ask for it: by ALPN "h2" under TLS, or
+    /// on cleartext by opening with the HTTP/2 preface (prior knowledge).
+    public var http2 = true
+    /// Requests one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
+    public var http2MaxConcurrentStreams = 100
+    /// Client stream resets one HTTP/2 connection may send in a burst, and
+    /// per second after it; past that the connection ends with GOAWAY
+    /// (the "rapid reset" attack, CVE-2023-44487).
+    public var http2ResetBurst = 1000
+    public var http2ResetsPerSecond = 33
     /// Where multipart file parts are streamed while a request is read.
     public var temporaryDirectory = "/tmp"
     /// Compresses text bodies over its threshold for clients that accept

@@ -24,7 +24,7 @@ public final class KithServer: Sendable {
         engine.uploadSpacePerAddressBytes = config.uploadSpacePerAddressBytes
         engine.defaultHeaders = KithApp.securityHeaders()
         if let httpsPort = config.httpsPort, let domain = config.domain {
-            let certificates = TLSCertificates()
+            let certificates = TLSCertificates(offeringH2: engine.http2)
             let paths = config.certificatePaths
             engine.tls = TLSSettings(certificates: certificates, domain: domain, port: httpsPort)
             self.certificates = certificates
