@@ -33,9 +33,6 @@ public struct ACMEOptions: Sendable {
     /// Given the certificate once issued, and at start the one on disk.
     /// Nil until the TLS layer is configured: certificates are then only stored.
     public var installer: (any CertificateInstalling)?
-    /// Whether the directory may be on a loopback or private address (a
-    /// local test CA). Off by default, like every outbound request.
-    public var allowLocalDirectory = false
 
     public init() {}
 
