@@ -25,9 +25,10 @@ DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode
 # and check zip archives (python3), run the Nu HTML checker (a PyPI package,
 # on the headless JRE), make photos and videos that carry a location and
 # check that none survives (exiftool, ffmpeg), and run the server under a
-# small descriptor limit (prlimit, in util-linux).
+# small descriptor limit (prlimit, in util-linux), and get a certificate from
+# a local ACME server (pebble, with pebble-challtestsrv; openssl makes its certificate).
 TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python3-pip default-jre-headless \
-	libimage-exiftool-perl ffmpeg util-linux
+	libimage-exiftool-perl ffmpeg util-linux pebble openssl
 # `make test-postgres` runs the tests against a throwaway PostgreSQL cluster.
 PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.

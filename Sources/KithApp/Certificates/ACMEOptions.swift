@@ -30,6 +30,9 @@ public struct ACMEOptions: Sendable {
     /// The first retry after a failure; doubled each time up to `maximumBackoffSeconds`.
     public var firstBackoffSeconds: Int64 = 300
     public var maximumBackoffSeconds: Int64 = 86400
+    /// Whether the server's background task checks; tests that drive
+    /// `CertificateManager.check()` themselves turn it off.
+    public var renewsInBackground = true
     /// Given the certificate once issued, and at start the one on disk.
     /// Nil until the TLS layer is configured: certificates are then only stored.
     public var installer: (any CertificateInstalling)?

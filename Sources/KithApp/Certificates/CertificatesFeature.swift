@@ -5,7 +5,8 @@ enum CertificatesFeature {
     static func make(_ app: KithApp) -> Feature {
         var feature = Feature("certificates")
         feature.endpoints = CertificateRoutes.endpoints(app)
-        if !app.certificates.options.domains.isEmpty { feature.tasks = [app.certificates.backgroundTask] }
+        let options = app.certificates.options
+        if !options.domains.isEmpty && options.renewsInBackground { feature.tasks = [app.certificates.backgroundTask] }
         return feature
     }
 }
