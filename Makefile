@@ -27,9 +27,10 @@ DEB_PACKAGES := libsqlite3-dev libssl-dev libcmark-dev libargon2-dev libqrencode
 # on the headless JRE), make photos and videos that carry a location and
 # check that none survives (exiftool, ffmpeg), and run the server under a
 # small descriptor limit (prlimit, in util-linux), make certificates for the
-# HTTPS tests (openssl) and speak HTTP/2 to it (Python's h2, nghttp and h2load).
+# HTTPS tests (openssl), speak HTTP/2 to it (Python's h2, nghttp and h2load)
+# and get a certificate from a local ACME server (pebble, with pebble-challtestsrv).
 TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python3-pip default-jre-headless \
-	libimage-exiftool-perl ffmpeg util-linux openssl python3-h2 nghttp2-client
+	libimage-exiftool-perl ffmpeg util-linux openssl python3-h2 nghttp2-client pebble
 # `make test-postgres` runs the tests against a throwaway PostgreSQL cluster.
 PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.

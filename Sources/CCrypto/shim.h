@@ -4,3 +4,6 @@
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
 #include <openssl/kdf.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include <openssl/err.h>

@@ -44,7 +44,7 @@ public final class P256Key: @unchecked Sendable {
     public static let publicKeyBytes = 65
     public static let privateKeyBytes = 32
 
-    private init(pkey: OpaquePointer, hasPrivateKey: Bool) throws {
+    init(pkey: OpaquePointer, hasPrivateKey: Bool) throws {
         self.pkey = pkey
         self.hasPrivateKey = hasPrivateKey
         var buffer = [UInt8](repeating: 0, count: Self.publicKeyBytes)

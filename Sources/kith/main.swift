@@ -95,6 +95,26 @@ case .backup(let destination):
         fail("backup: \(error)")
     }
 
+case .certificate:
+    // The server runs for the duration, so the CA can fetch the http-01 answer.
+    let kith: KithServer
+    do {
+        kith = KithServer(app: try makeApp(configuration, logger: Logger(enabled: configuration.logRequests)))
+        try kith.start()
+    } catch {
+        fail("certificate: could not start: \(error)")
+    }
+    let outcome = kith.app.certificates.issueNow()
+    kith.shutdown()
+    switch outcome {
+    case .issued(let serial, let notAfter):
+        Console.out("kith: certificate \(serial) stored in \(configuration.dataDirectory)/certs/, valid until \(notAfter) (seconds since 1970)")
+    case .failed(let message, _):
+        fail("certificate: \(message)")
+    default:
+        fail("certificate: nothing was issued")
+    }
+
 case .resetUser(let username):
     guard configuration.databaseURL != nil || access(configuration.databasePath, F_OK) == 0 else {
         fail("user reset: there is no database at \(configuration.databasePath) (see --data)")

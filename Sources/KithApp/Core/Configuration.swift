@@ -49,6 +49,8 @@ public struct KithConfiguration: Sendable {
     /// Disk space for uploads in progress, in all and per client address, in bytes.
     public var uploadSpaceBytes: Int64 = 4_000_000_000
     public var uploadSpacePerAddressBytes: Int64 = 1_000_000_000
+    /// Kith's own certificate over ACME (`--acme-*`).
+    public var acme = ACMEOptions()
 
     /// Seconds since 1970. Tests move time forward by replacing it.
     public var clock: @Sendable () -> Int64 = { Int64(time(nil)) }
@@ -112,6 +114,8 @@ public enum KithCommand: Sendable, Equatable {
     case backup(destination: String)
     /// Prints a one-time password reset link for a password account.
     case resetUser(username: String)
+    /// Issues the `--acme-domain` certificate now, in the foreground.
+    case certificate
     case help
 }
 
@@ -133,6 +137,10 @@ public enum CommandLineParser {
                                      print a one-time link (valid 24 hours) that signs
                                      in as USERNAME and asks for a new password; set
                                      --base-url so the link has the public address
+          kith certificate --acme-domain D [options]
+                                     get a certificate for D over ACME now, serving the
+                                     http-01 answer on --port (80 in production), and
+                                     store it in DATA/certs/
           kith --help                this text
 
         Options (environment variable in brackets):
@@ -180,6 +188,18 @@ public enum CommandLineParser {
                              guests one address may make per hour [KITH_GUESTS_PER_HOUR] (60)
           --streams-per-address N
                              open live streams per address [KITH_STREAMS_PER_ADDRESS] (64)
+          --acme-domain D[,D…]
+                             get and renew a certificate for these names over ACME
+                             [KITH_ACME_DOMAIN] (none: no certificate is fetched)
+          --acme-directory URL
+                             the ACME directory [KITH_ACME_DIRECTORY] (Let's Encrypt)
+          --acme-staging     use Let's Encrypt's staging directory instead
+          --acme-ca-file FILE
+                             a PEM root trusted for the directory's HTTPS [KITH_ACME_CA_FILE]
+          --acme-email ADDRESS
+                             contact the CA may write to [KITH_ACME_EMAIL] (none)
+          --acme-challenge http-01|tls-alpn-01
+                             how the CA checks the names [KITH_ACME_CHALLENGE] (http-01)
         """
 
     public static func parse(_ arguments: [String], environment: [String: String]) throws -> (KithCommand, KithConfiguration) {
@@ -212,6 +232,7 @@ public enum CommandLineParser {
             config.uploadSpacePerAddressBytes = Int64(try megabytes(value, "KITH_UPLOAD_SPACE_PER_ADDRESS_MB", upTo: 1_000_000))
         }
         try applyFloodLimitEnvironment(environment, to: &config)
+        for (variable, flag) in acmeVariables { if let value = environment[variable] { _ = try applyACMEFlag(flag, value: { value }, to: &config) } }
 
         var command: KithCommand?
         var rest = arguments[...]
@@ -236,6 +257,7 @@ public enum CommandLineParser {
                     throw UsageError("user reset needs a username: kith user reset USERNAME")
                 }
                 command = .resetUser(username: username)
+            case "certificate" where command == nil: command = .certificate
             case "--help", "-h", "help": return (.help, config)
             case "--host": config.host = try value(for: argument)
             case "--port": config.port = try port(try value(for: argument))
@@ -262,12 +284,17 @@ public enum CommandLineParser {
             case "--upload-space-per-address-mb":
                 config.uploadSpacePerAddressBytes = Int64(try megabytes(try value(for: argument), argument, upTo: 1_000_000))
             default:
-                guard try applyFloodLimitFlag(argument, value: { try value(for: argument) }, to: &config) else {
+                guard try applyFloodLimitFlag(argument, value: { try value(for: argument) }, to: &config)
+                    || applyACMEFlag(argument, value: { try value(for: argument) }, to: &config)
+                else {
                     throw UsageError("unknown argument: \(argument) (see kith --help)")
                 }
             }
         }
         try checkHTTPS(config)
+        if command == .certificate && config.acme.domains.isEmpty {
+            throw UsageError("certificate needs the names to certify: kith certificate --acme-domain D")
+        }
         return (command ?? .serve, config)
     }
 
@@ -294,6 +321,49 @@ public enum CommandLineParser {
             throw UsageError("not a domain name: \(text) (e.g. kith.example.org)")
         }
         return name
+    }
+
+    // MARK: ACME
+
+    private static let acmeVariables = [
+        ("KITH_ACME_DOMAIN", "--acme-domain"), ("KITH_ACME_DIRECTORY", "--acme-directory"),
+        ("KITH_ACME_CA_FILE", "--acme-ca-file"), ("KITH_ACME_EMAIL", "--acme-email"),
+        ("KITH_ACME_CHALLENGE", "--acme-challenge"),
+    ]
+
+    /// False when `argument` is not one of the `--acme-*` flags.
+    private static func applyACMEFlag(_ argument: String, value: () throws -> String, to config: inout KithConfiguration) throws -> Bool {
+        switch argument {
+        case "--acme-staging": config.acme.directoryURL = ACMEOptions.letsEncryptStaging
+        case "--acme-directory":
+            let url = try value()
+            guard url.hasPrefix("https://"), !url.contains(" ") else { throw UsageError("--acme-directory takes an https:// URL") }
+            config.acme.directoryURL = url
+        case "--acme-ca-file":
+            let path = try value()
+            guard access(path, R_OK) == 0 else { throw UsageError("--acme-ca-file: cannot read \(path)") }
+            config.acme.caFile = path
+        case "--acme-email":
+            let email = try value()
+            guard email.contains("@"), !email.contains(where: { $0 == " " || $0 == "," || $0 == "\"" }) else {
+                throw UsageError("--acme-email takes an email address")
+            }
+            config.acme.email = email
+        case "--acme-domain":
+            let domains = try value().split(separator: ",").map { String($0).trimmingWhitespace().lowercased() }
+            guard !domains.isEmpty, domains.allSatisfy(ACMEOptions.isDomainName) else {
+                throw UsageError("\(argument) takes domain names separated by commas")
+            }
+            config.acme.domains = domains
+        case "--acme-challenge":
+            let text = try value()
+            guard let challenge = ACMEOptions.Challenge(rawValue: text) else {
+                throw UsageError("--acme-challenge is http-01 or tls-alpn-01")
+            }
+            config.acme.challenge = challenge
+        default: return false
+        }
+        return true
     }
 
     // MARK: Limits against floods

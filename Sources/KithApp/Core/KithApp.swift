@@ -39,6 +39,8 @@ public final class KithApp: HTTPResponder {
     /// Argon2id with a cap on concurrent hashes and a bounded line, shared by every request.
     let passwords: Passwords
     let sessions: Sessions
+    /// Kith's own TLS certificate over ACME, and the http-01 answers it serves.
+    public let certificates: CertificateManager
     private let router: Router<RequestContext>
     /// Scopes admitted from the head; registered with the routes, like every other registry here.
     private let admissionRules = Lock<[AdmissionRule]>([])
@@ -61,6 +63,8 @@ public final class KithApp: HTTPResponder {
             workers: configuration.workers)
         media = MediaStore(dataDirectory: configuration.dataDirectory, mediaDirectory: configuration.mediaDirectory)
         notifications = Notifications(database: database, live: live, clock: configuration.clock)
+        certificates = CertificateManager(
+            options: configuration.acme, dataDirectory: configuration.dataDirectory, logger: logger, clock: configuration.clock)
         let baseURLBox = contextBox
         push = PushService(
             database: database, dataDirectory: configuration.dataDirectory, keyDirectory: configuration.mediaDirectory,
@@ -89,7 +93,8 @@ public final class KithApp: HTTPResponder {
     /// What Kith is made of. Core names none of them: each declares itself.
     static let features: [@Sendable (KithApp) -> Feature] = [
         SystemFeature.make, HomeFeature.make, AccountsFeature.make, InvitesFeature.make, NotificationsFeature.make,
-        OccasionsFeature.make, FriendsFeature.make, TalliesFeature.make, PlatesFeature.make, SystemFeature.development,
+        OccasionsFeature.make, FriendsFeature.make, TalliesFeature.make, PlatesFeature.make, CertificatesFeature.make,
+        SystemFeature.development,
     ]
 
     /// The public address, with the real port once bound when none was configured.

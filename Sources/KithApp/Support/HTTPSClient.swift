@@ -33,7 +33,7 @@ enum HTTPSClientError: Error, CustomStringConvertible {
 }
 
 /// A minimal blocking HTTPS/1.1 client over libssl, for the few requests Kith
-/// makes itself (Web Push deliveries). One request per connection
+/// makes itself (Web Push deliveries, ACME). One request per connection
 /// (`Connection: close`); certificates are verified against the system store
 /// and the host name, plus an extra CA file when tests pass one.
 ///
@@ -72,6 +72,13 @@ final class HTTPSClient: @unchecked Sendable {
 
     /// POSTs `body` to `url` and returns the response.
     func post(_ url: String, headers: [(String, String)], body: [UInt8]) throws -> HTTPSResponse {
+        try request("POST", url, headers: headers, body: body)
+    }
+
+    /// Sends one request (GET, HEAD or POST: ACME uses all three) and
+    /// returns the response; a HEAD response's body is always empty.
+    func request(_ method: String, _ url: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> HTTPSResponse {
+        guard ["GET", "HEAD", "POST"].contains(method) else { throw HTTPSClientError.invalidURL }
         guard let target = Target(url) else { throw HTTPSClientError.invalidURL }
         let deadline = Self.now() + Double(timeoutSeconds)
         let socket = try connect(target, deadline: deadline)
@@ -98,7 +105,7 @@ final class HTTPSClient: @unchecked Sendable {
             throw HTTPSClientError.tls("handshake failed" + Self.pendingErrors())
         }
 
-        var head = "POST \(target.pathAndQuery) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
+        var head = "\(method) \(target.pathAndQuery) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
         for (name, value) in headers {
             // A header value may not break out of its line.
             guard !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
@@ -106,9 +113,10 @@ final class HTTPSClient: @unchecked Sendable {
             else { throw HTTPSClientError.invalidURL }
             head += "\(name): \(value)\r\n"
         }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
         try write(ssl, Array(head.utf8) + body, deadline: deadline)
-        let response = try readResponse(ssl, deadline: deadline)
+        let response = try readResponse(ssl, deadline: deadline, headOnly: method == "HEAD")
         SSL_shutdown(ssl)
         return response
     }
@@ -182,12 +190,12 @@ final class HTTPSClient: @unchecked Sendable {
         }
     }
 
-    private func readResponse(_ ssl: OpaquePointer, deadline: Double) throws -> HTTPSResponse {
+    private func readResponse(_ ssl: OpaquePointer, deadline: Double, headOnly: Bool) throws -> HTTPSResponse {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         var head: (status: Int, headers: [(String, String)], bodyStart: Int)?
         while true {
-            if let head, let expected = Self.expectedLength(head.headers, status: head.status),
+            if let head, let expected = headOnly ? 0 : Self.expectedLength(head.headers, status: head.status),
                 data.count - head.bodyStart >= expected
             {
                 return HTTPSResponse(
