@@ -40,8 +40,8 @@ struct ACMEPebbleTests {
 
         func stored() throws -> (chain: [UInt8], key: [UInt8]) {
             let store = certificates.store
-            let chain = try #require(FileManager.default.contents(atPath: store.chainPath(ACMEPebbleTests.domain)))
-            let key = try #require(FileManager.default.contents(atPath: store.keyPath(ACMEPebbleTests.domain)))
+            let chain = try #require(FileManager.default.contents(atPath: store.chainPath))
+            let key = try #require(FileManager.default.contents(atPath: store.keyPath))
             return (Array(chain), Array(key))
         }
     }
@@ -65,7 +65,7 @@ struct ACMEPebbleTests {
         #expect(Certificates.verifies(chainPEM: chain, rootPEM: try setup.pebble.rootPEM()))
         #expect(!Certificates.verifies(chainPEM: chain, rootPEM: Array(try String(contentsOfFile: setup.pebble.caFile, encoding: .utf8).utf8)))
         var status = stat()
-        #expect(stat(setup.certificates.store.keyPath(Self.domain), &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(stat(setup.certificates.store.keyPath, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(stat(setup.certificates.store.accountKeyPath, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(setup.installer.installed.value.map(\.chainPEM) == [chain])
         #expect(setup.certificates.check() == .current(notAfter: notAfter))
@@ -119,7 +119,7 @@ struct ACMEPebbleTests {
             return
         }
         #expect(secondRetry == retryAt + 600)
-        #expect(FileManager.default.fileExists(atPath: setup.certificates.store.chainPath(Self.domain)) == false)
+        #expect(FileManager.default.fileExists(atPath: setup.certificates.store.chainPath) == false)
         #expect(setup.installer.installed.value.isEmpty)
     }
 }

@@ -1,3 +1,5 @@
+import KithHTTP
+
 /// Where issued certificates go: the TLS layer's certificate holder
 /// (`TLSCertificates` in KithHTTP joins this protocol where both are built),
 /// or a recorder in tests. The ACME client knows nothing else about TLS.
@@ -10,3 +12,7 @@ public protocol CertificateInstalling: Sendable {
     func setChallenge(domain: String, chainPEM: [UInt8], keyPEM: [UInt8]) throws
     func removeChallenge(domain: String)
 }
+
+/// The HTTPS port's certificates: a new certificate serves the next
+/// handshake, a challenge certificate only `acme-tls/1` handshakes for its name.
+extension TLSCertificates: CertificateInstalling {}

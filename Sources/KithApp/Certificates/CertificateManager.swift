@@ -33,6 +33,10 @@ public final class CertificateManager: Sendable {
         var retryAt: Int64 = 0
     }
     private let state = Lock(State())
+    private let attached = Lock<(any CertificateInstalling)?>(nil)
+    /// Where certificates go: the TLS layer once the server has attached it,
+    /// or what the options name (a recorder, in tests).
+    private var installer: (any CertificateInstalling)? { attached.withLock { $0 } ?? options.installer }
     /// One issuance at a time: the background check and a foreground
     /// `issueNow` would otherwise race on the same files.
     private let running = Lock(())
@@ -48,8 +52,15 @@ public final class CertificateManager: Sendable {
         self.pause = pause
     }
 
-    /// The certificate's name on disk: the first domain.
+    /// The name logged for the certificate: the first domain.
     var primaryDomain: String? { options.domains.first }
+
+    /// Hands certificates to the HTTPS port from now on, starting with the
+    /// stored one, so a restart serves it before any renewal is due.
+    public func attach(_ installer: any CertificateInstalling) {
+        attached.withLock { $0 = installer }
+        if let stored = store.certificate(), let facts = usableFacts(stored) { installIfNew(stored, facts) }
+    }
 
     /// The daily-or-more-often look, on the background thread.
     public var backgroundTask: BackgroundTask {
@@ -64,7 +75,7 @@ public final class CertificateManager: Sendable {
         guard let domain = primaryDomain else { return .disabled }
         return running.withLock { _ in
             let now = clock()
-            if let stored = store.certificate(domain), let facts = usableFacts(stored) {
+            if let stored = store.certificate(), let facts = usableFacts(stored) {
                 installIfNew(stored, facts)
                 if facts.notAfter - now > options.renewBeforeSeconds { return .current(notAfter: facts.notAfter) }
             }
@@ -90,7 +101,7 @@ public final class CertificateManager: Sendable {
             guard let facts = CertificateFacts.chain(pem: chainPEM).first,
                 Certificates.keyMatches(chainPEM: chainPEM, keyPEM: keyPEM)
             else { throw ACMEError.protocolViolation("the downloaded chain does not hold a certificate for the new key") }
-            try store.save(domain, chainPEM: chainPEM, keyPEM: keyPEM)
+            try store.save(chainPEM: chainPEM, keyPEM: keyPEM)
             installIfNew((chainPEM, keyPEM), facts)
             state.withLock {
                 $0.failures = 0
@@ -123,7 +134,7 @@ public final class CertificateManager: Sendable {
             challenges.set(token: token, keyAuthorization: keyAuthorization)
             return { [challenges] in challenges.remove(token: token) }
         case .tlsALPN01:
-            guard let installer = options.installer else {
+            guard let installer else {
                 throw ACMEError.protocolViolation("tls-alpn-01 needs the TLS layer, and none is configured")
             }
             let key = try P256Key.generate()
@@ -142,7 +153,7 @@ public final class CertificateManager: Sendable {
     }
 
     private func installIfNew(_ pair: (chainPEM: [UInt8], keyPEM: [UInt8]), _ facts: CertificateFacts) {
-        guard let installer = options.installer, state.withLock({ $0.installedSerial }) != facts.serial else { return }
+        guard let installer, state.withLock({ $0.installedSerial }) != facts.serial else { return }
         do {
             try installer.install(chainPEM: pair.chainPEM, keyPEM: pair.keyPEM)
             state.withLock { $0.installedSerial = facts.serial }

@@ -10,8 +10,10 @@ struct CertificateStore: Sendable {
     init(dataDirectory: String) { directory = dataDirectory + "/certs" }
 
     var accountKeyPath: String { directory + "/acme-account.key" }
-    func chainPath(_ domain: String) -> String { directory + "/\(domain).crt" }
-    func keyPath(_ domain: String) -> String { directory + "/\(domain).key" }
+    /// One certificate for every name, under the names the TLS layer loads
+    /// and watches by default (certbot's), so either can renew the other's.
+    var chainPath: String { directory + "/fullchain.pem" }
+    var keyPath: String { directory + "/privkey.pem" }
 
     /// The account key, made on first use. Losing it only means a new
     /// account at the CA; certificates stay valid.
@@ -22,18 +24,18 @@ struct CertificateStore: Sendable {
         return key
     }
 
-    /// The stored chain and key for `domain`, when both are there.
-    func certificate(_ domain: String) -> (chainPEM: [UInt8], keyPEM: [UInt8])? {
-        guard let chain = read(chainPath(domain)), let key = read(keyPath(domain)) else { return nil }
+    /// The stored chain and key, when both are there.
+    func certificate() -> (chainPEM: [UInt8], keyPEM: [UInt8])? {
+        guard let chain = read(chainPath), let key = read(keyPath) else { return nil }
         return (chain, key)
     }
 
     /// The key first: a crash between the two renames leaves a new key with
     /// the old chain, which `Certificates.keyMatches` refuses, so the next
     /// check renews instead of installing a mismatched pair.
-    func save(_ domain: String, chainPEM: [UInt8], keyPEM: [UInt8]) throws {
-        try write(keyPath(domain), keyPEM, mode: 0o600)
-        try write(chainPath(domain), chainPEM, mode: 0o644)
+    func save(chainPEM: [UInt8], keyPEM: [UInt8]) throws {
+        try write(keyPath, keyPEM, mode: 0o600)
+        try write(chainPath, chainPEM, mode: 0o644)
     }
 
     private func read(_ path: String) -> [UInt8]? {

@@ -158,7 +158,8 @@ public enum CommandLineParser {
                              answering only /.well-known/acme-challenge/ [KITH_HTTPS_PORT]
           --domain NAME      the public name, e.g. kith.example.org (needed with
                              --https-port; the base URL becomes https://NAME) [KITH_DOMAIN]
-          --cert FILE        certificate chain, PEM [KITH_CERT] (DATA/certs/fullchain.pem)
+          --cert FILE        certificate chain, PEM [KITH_CERT] (DATA/certs/fullchain.pem,
+                             which Kith gets and renews itself over ACME)
           --key FILE         its private key, PEM [KITH_KEY] (DATA/certs/privkey.pem);
                              both are re-read when they change, and on SIGHUP
           --root DIR         folder holding Public/ and Migrations/ [KITH_ROOT]
@@ -190,7 +191,8 @@ public enum CommandLineParser {
                              open live streams per address [KITH_STREAMS_PER_ADDRESS] (64)
           --acme-domain D[,D…]
                              get and renew a certificate for these names over ACME
-                             [KITH_ACME_DOMAIN] (none: no certificate is fetched)
+                             [KITH_ACME_DOMAIN] (with --https-port and no --cert:
+                             the --domain name; otherwise none is fetched)
           --acme-directory URL
                              the ACME directory [KITH_ACME_DIRECTORY] (Let's Encrypt)
           --acme-staging     use Let's Encrypt's staging directory instead
@@ -292,6 +294,10 @@ public enum CommandLineParser {
             }
         }
         try checkHTTPS(config)
+        // HTTPS with no certificate of the operator's own: Kith gets one itself.
+        if config.httpsPort != nil, let domain = config.domain, config.certificateFile == nil, config.acme.domains.isEmpty {
+            config.acme.domains = [domain]
+        }
         if command == .certificate && config.acme.domains.isEmpty {
             throw UsageError("certificate needs the names to certify: kith certificate --acme-domain D")
         }

@@ -28,6 +28,7 @@ public final class KithServer: Sendable {
             let paths = config.certificatePaths
             engine.tls = TLSSettings(certificates: certificates, domain: domain, port: httpsPort)
             self.certificates = certificates
+            app.certificates.attach(certificates)
             certificateFiles = TLSCertificateFiles(chainPath: paths.chain, keyPath: paths.key, certificates: certificates, logger: app.logger)
         } else {
             certificates = nil
