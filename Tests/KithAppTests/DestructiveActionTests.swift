@@ -61,7 +61,9 @@ private func escaped(_ text: String) -> String {
 
     static func views(_ app: AppHarness, _ tally: Int64) throws -> String? {
         let views = try app.app.database.read { db in
-            try db.query("SELECT user_id, seen_version FROM tally_views WHERE tally_id = \(tally) ORDER BY user_id").map(TestCatalog.line)
+            try db.query("SELECT user_id, seen_version FROM tally_views WHERE tally_id = \(tally) ORDER BY user_id").map {
+                "\(try $0.get("user_id", as: Int64.self)):\(try $0.get("seen_version", as: Int64.self))"
+            }
         }
         return views.isEmpty ? nil : views.joined(separator: ",")
     }

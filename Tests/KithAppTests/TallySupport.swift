@@ -62,7 +62,7 @@ enum Tallies {
                 """)
             else { return nil }
             let shares = try db.query("SELECT user_id, permission FROM tally_shares WHERE tally_id = \(id) ORDER BY user_id")
-            return TestCatalog.line(tally) + "|" + shares.map(TestCatalog.line).joined(separator: ",")
+            return try TestCatalog.line(tally) + "|" + shares.map { "\(try $0.get("user_id", as: Int64.self))\(try $0.get("permission", as: String.self))" }.joined(separator: ",")
         }
     }
 
