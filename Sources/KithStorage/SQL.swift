@@ -111,14 +111,16 @@ extension SQL: ExpressibleByStringInterpolation {
         }
 
         /// Comma-separated placeholders for an `IN (...)` list. An empty list
-        /// gives `IN ()`, which SQLite accepts and which matches nothing.
-        public mutating func appendInterpolation(list values: some Sequence<some DatabaseValueConvertible>) {
+        /// becomes a sub-select of no rows, since PostgreSQL refuses `IN ()`:
+        /// `IN` then matches nothing and `NOT IN` everything, on both.
+        public mutating func appendInterpolation<Value: DatabaseValueConvertible>(list values: some Sequence<Value>) {
             var first = true
             for value in values {
                 text += first ? "?" : ", ?"
                 arguments.append(value.databaseValue)
                 first = false
             }
+            if first { text += "SELECT CAST(NULL AS \(SQL.emptyListType(Value.self))) WHERE 1 = 0" }
         }
 
         /// A quoted identifier; see `SQL.identifier(_:)`.
@@ -130,6 +132,27 @@ extension SQL: ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(unsafeRaw text: String) {
             self.text += text
         }
+    }
+}
+
+extension SQL {
+    /// The type of an empty list's NULL. PostgreSQL takes an untyped NULL in a
+    /// sub-select for text and then cannot compare it with a number, so the
+    /// NULL gets the type the list's values would be bound as: the storage
+    /// class `Value` decodes from, or its raw value's for an enum.
+    static func emptyListType<Value: DatabaseValueConvertible>(_: Value.Type) -> String {
+        if Value.self == DatabaseValue.self { return "TEXT" }
+        if let raw = Value.self as? any RawRepresentable.Type { return rawValueType(raw) }
+        // Double also decodes integers, so reals are tried first.
+        if Value(databaseValue: .real(0.5)) != nil { return "DOUBLE PRECISION" }
+        if Value(databaseValue: .integer(0)) != nil { return "BIGINT" }
+        if Value(databaseValue: .blob([])) != nil { return "BYTEA" }
+        return "TEXT"
+    }
+
+    private static func rawValueType<Raw: RawRepresentable>(_: Raw.Type) -> String {
+        guard let value = Raw.RawValue.self as? any DatabaseValueConvertible.Type else { return "TEXT" }
+        return emptyListType(value)
     }
 }
 

@@ -8,19 +8,24 @@ import KithTestSupport
 final class AppHarness {
     let directory: TemporaryDirectory
     let kith: KithServer
-    private let postgres: PostgresTestDatabase?
+    /// The server's PostgreSQL database, if it has one; pass it to the next
+    /// harness to restart on the same data.
+    let postgres: PostgresTestDatabase?
     var port: Int { kith.port }
 
     var app: KithApp { kith.app }
 
     /// `prepare` runs before the server starts: tests add routes and topic kinds there.
-    init(configure: (inout KithConfiguration) -> Void = { _ in }, prepare: (KithApp) -> Void = { _ in }) throws {
+    init(
+        configure: (inout KithConfiguration) -> Void = { _ in }, prepare: (KithApp) -> Void = { _ in },
+        postgres shared: PostgresTestDatabase? = nil
+    ) throws {
         directory = try TemporaryDirectory("kith-app")
         var configuration = KithConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory.path + "/data"
         configuration.logRequests = false
-        postgres = try PostgresTestDatabase.fresh()
+        postgres = try shared ?? PostgresTestDatabase.fresh()
         configuration.databaseURL = postgres?.url
         configure(&configuration)
         let app = try makeApp(configuration, logger: Logger(enabled: false))
@@ -31,7 +36,12 @@ final class AppHarness {
 
     deinit {
         kith.shutdown()
-        postgres?.drop()
+    }
+
+    /// What a `kith` command run beside the server needs to reach its
+    /// database: the data directory, and the PostgreSQL database if any.
+    var storageArguments: [String] {
+        ["--data", app.configuration.dataDirectory] + (app.configuration.databaseURL.map { ["--database", $0] } ?? [])
     }
 
     func get(_ path: String, headers: String = "") throws -> TestResponse {

@@ -32,7 +32,7 @@ enum CounterPage {
                 try tx.execute(
                     """
                     INSERT INTO settings (key, value) VALUES ('counter', '1')
-                    ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+                    ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(settings.value AS INTEGER) + 1 AS TEXT)
                     """)
                 tx.afterCommit { hub.publish(topic: topic, fragments: ["counter"]) }
             }

@@ -197,11 +197,11 @@ struct EveryTableWalkTests {
         // name, one to another users column, user columns with no foreign
         // key, and the user's scope string in free text.
         try app.app.database.write { tx in
-            try tx.executeScript("""
+            try tx.executeScript(TestCatalog.ddl(tx, """
                 CREATE TABLE walk_friendships (id INTEGER PRIMARY KEY, friend INTEGER REFERENCES users(id)) STRICT;
                 CREATE TABLE walk_handles (id INTEGER PRIMARY KEY, handle TEXT REFERENCES users(username_key)) STRICT;
                 CREATE TABLE walk_notes (id INTEGER PRIMARY KEY, created_by INTEGER, host_user_id INTEGER, body TEXT) STRICT;
-                """)
+                """))
             for id in [walker, bystander, walker] {
                 try tx.execute("INSERT INTO walk_friendships (friend) VALUES (\(id))")
             }

@@ -60,11 +60,12 @@ private func escaped(_ text: String) -> String {
     }
 
     static func views(_ app: AppHarness, _ tally: Int64) throws -> String? {
-        try app.app.database.read {
-            try $0.queryValue(
-                "SELECT group_concat(user_id || ':' || seen_version, ',') FROM (SELECT * FROM tally_views WHERE tally_id = \(tally) ORDER BY user_id)",
-                as: String.self)
+        let views = try app.app.database.read { db in
+            try db.query("SELECT user_id, seen_version FROM tally_views WHERE tally_id = \(tally) ORDER BY user_id").map {
+                "\(try $0.get("user_id", as: Int64.self)):\(try $0.get("seen_version", as: Int64.self))"
+            }
         }
+        return views.isEmpty ? nil : views.joined(separator: ",")
     }
 
     /// The undo form's action on a page, and the entry id at its end.
@@ -379,7 +380,7 @@ private func escaped(_ text: String) -> String {
                 let members = try db.queryValue("SELECT count(*) FROM occasion_members WHERE occasion_id = \(party.id)", as: Int64.self) ?? 0
                 let gifts = try db.queryValue("SELECT count(*) FROM occasion_gifts WHERE occasion_id = \(party.id)", as: Int64.self) ?? 0
                 let challenges = try db.queryValue("SELECT count(*) FROM occasion_challenges WHERE occasion_id = \(party.id)", as: Int64.self) ?? 0
-                let state = try db.queryValue("SELECT is_open || coalesce(finale_at, '-') FROM occasions WHERE id = \(party.id)", as: String.self) ?? ""
+                let state = try db.queryValue("SELECT CAST(is_open AS TEXT) || coalesce(CAST(finale_at AS TEXT), '-') FROM occasions WHERE id = \(party.id)", as: String.self) ?? ""
                 return "\(members) \(gifts) \(challenges) \(state)"
             }
         }

@@ -62,12 +62,8 @@ struct EveryTableWalk {
     }
 
     /// Tables the app owns: not SQLite's own, not the migrator's bookkeeping.
-    static func tables(_ db: some Queryable) throws -> [String] {
-        try db.query("""
-            SELECT name FROM sqlite_master
-            WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'schema_migrations'
-            ORDER BY name
-            """).map { try $0.get("name", as: String.self) }
+    static func tables(_ db: some Queryable & SpeaksDialect) throws -> [String] {
+        try TestCatalog.tables(db)
     }
 
     private struct Check {
@@ -76,20 +72,18 @@ struct EveryTableWalk {
     }
 
     /// What to look for in each column of `table` that could name the user.
-    private func checks(table: String, _ db: some Queryable) throws -> [Check] {
+    private func checks(table: String, _ db: some Queryable & SpeaksDialect) throws -> [Check] {
         var checks: [String: [DatabaseValue]] = [:]
         func add(_ column: String, _ value: DatabaseValue?) {
             guard let value, value != .null, !(checks[column]?.contains(value) ?? false) else { return }
             checks[column, default: []].append(value)
         }
-        for key in try db.query("SELECT \"from\", \"to\", \"table\" FROM pragma_foreign_key_list(\(table))") {
-            guard try key.get("table", as: String.self).lowercased() == "users" else { continue }
-            let parentColumn = try key.get("to", as: String?.self) ?? "id"
-            add(try key.get("from", as: String.self), parentColumn == "id" ? .integer(userID) : userRow[parentColumn])
+        for key in try TestCatalog.foreignKeys(db, table) {
+            guard key.table.lowercased() == "users" else { continue }
+            let parentColumn = key.to ?? "id"
+            add(key.from, parentColumn == "id" ? .integer(userID) : userRow[parentColumn])
         }
-        for column in try db.query("SELECT name, type FROM pragma_table_info(\(table))") {
-            let name: String = try column.get("name")
-            let type = try column.get("type", as: String.self).uppercased()
+        for (name, type) in try TestCatalog.columns(db, table) {
             let lowered = name.lowercased()
             if type.contains("INT"), lowered == "user_id" || lowered.hasSuffix("_user_id") || lowered.hasSuffix("_by") {
                 add(name, .integer(userID))

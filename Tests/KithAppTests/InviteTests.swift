@@ -15,10 +15,10 @@ enum TestClubs {
             configure(&config)
         }) { app in
             _ = try? app.database.write { tx in
-                try tx.executeScript("""
-                    CREATE TABLE test_clubs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, secret TEXT NOT NULL, full INTEGER NOT NULL DEFAULT 0);
+                try tx.executeScript(TestCatalog.ddl(tx, """
+                    CREATE TABLE test_clubs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, secret TEXT NOT NULL, is_full INTEGER NOT NULL DEFAULT 0);
                     CREATE TABLE test_club_members (club_id INTEGER NOT NULL, user_id INTEGER NOT NULL, PRIMARY KEY (club_id, user_id));
-                    """)
+                    """))
             }
             app.invites.register(InviteKind(
                 name: "club",
@@ -28,10 +28,10 @@ enum TestClubs {
                     }
                 },
                 join: { tx, id, userID, _ in
-                    if try tx.queryValue("SELECT full FROM test_clubs WHERE id = \(id)", as: Int64.self) == 1 {
+                    if try tx.queryValue("SELECT is_full FROM test_clubs WHERE id = \(id)", as: Int64.self) == 1 {
                         return .refused(message: "This club is full.")
                     }
-                    let added = try tx.execute("INSERT OR IGNORE INTO test_club_members (club_id, user_id) VALUES (\(id), \(userID))")
+                    let added = try tx.execute("INSERT INTO test_club_members (club_id, user_id) VALUES (\(id), \(userID)) ON CONFLICT DO NOTHING")
                     return added == 1 ? .joined(redirect: "/clubs/\(id)") : .alreadyMember(redirect: "/clubs/\(id)", message: "You're already a member.")
                 }))
         }
@@ -40,7 +40,7 @@ enum TestClubs {
     /// A club and its code, shared by `hostID`.
     static func make(_ app: AppHarness, name: String = "Knitting Circle", hostID: Int64? = nil, full: Bool = false) throws -> (id: Int64, code: String) {
         try app.app.database.write { tx in
-            try tx.execute("INSERT INTO test_clubs (name, secret, full) VALUES (\(name), 'the secret pattern', \(full))")
+            try tx.execute("INSERT INTO test_clubs (name, secret, is_full) VALUES (\(name), 'the secret pattern', \(full))")
             let id = tx.lastInsertRowID
             return (id, try app.app.invites.issue(tx, kind: "club", targetID: id, createdBy: hostID, now: app.app.now))
         }
@@ -55,8 +55,7 @@ enum TestClubs {
 func rowCounts(_ app: AppHarness) throws -> [String: Int64] {
     try app.app.database.read { db in
         var counts: [String: Int64] = [:]
-        for row in try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
-            let table: String = try row.get("name")
+        for table in try TestCatalog.tables(db) {
             counts[table] = try db.queryValue("SELECT count(*) FROM \(identifier: table)", as: Int64.self)
         }
         return counts

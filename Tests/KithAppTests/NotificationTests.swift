@@ -10,8 +10,9 @@ import Testing
 let spotKind = "test.spot"
 
 /// An app on a movable clock, with the spot kind registered before it starts
-/// (its sweeper runs at once). `dataDirectory` reuses a folder across a restart.
-func notificationsHarness(clock: Locked<Int64>, dataDirectory: String? = nil) throws -> AppHarness {
+/// (its sweeper runs at once). `dataDirectory` and `postgres` reuse a
+/// folder and a database across a restart.
+func notificationsHarness(clock: Locked<Int64>, dataDirectory: String? = nil, postgres: PostgresTestDatabase? = nil) throws -> AppHarness {
     try AppHarness(
         configure: { config in
             config.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1)
@@ -22,7 +23,7 @@ func notificationsHarness(clock: Locked<Int64>, dataDirectory: String? = nil) th
             app.notifications.register(kind: spotKind) { digest in
                 "\(Notifications.listing(digest.actorNames)) spotted \(Notifications.listing(digest.subjects)) in \(digest.scopeTitle)"
             }
-        })
+        }, postgres: postgres)
 }
 
 /// Records one spot, as the plate game will, in its own transaction.
@@ -176,9 +177,10 @@ struct NotificationDigestTests {
         let dad = try signUpMember(first!, "dad"), kid = try signUpMember(first!, "kid")
         try recordSpot(first!, by: dad.id, "Idaho", to: [kid.id])
         try recordSpot(first!, by: dad.id, "Ohio", to: [kid.id])
+        let database = first!.postgres
         first = nil
 
-        let second = try notificationsHarness(clock: clock, dataDirectory: data)
+        let second = try notificationsHarness(clock: clock, dataDirectory: data, postgres: database)
         #expect(try pendingDigests(second, userID: kid.id) == 1, "the digest is a row, not memory")
         #expect(try inboxEntries(second, userID: kid.id).isEmpty)
         clock.withLock { $0 = digestStart + 121 }

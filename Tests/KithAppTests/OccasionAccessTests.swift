@@ -41,11 +41,7 @@ struct RichParty {
                 "occasions", "occasion_members", "occasion_challenges", "occasion_gifts", "occasion_timeline", "occasion_adjustments",
                 "occasion_reports", "invite_codes",
             ] {
-                let columns = try db.query("SELECT name FROM pragma_table_info(\(table))").map { try $0.get("name") as String }
-                let select = columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
-                for row in try db.query("SELECT \(SQL.unsafeRaw(select)) AS line FROM \(identifier: table) ORDER BY 1") {
-                    lines.append(table + ": " + (try row.get("line") as String))
-                }
+                lines += try TestCatalog.lines(db, table)
             }
             return lines.joined(separator: "\n")
         }

@@ -289,9 +289,8 @@ struct OccasionBookTests {
             ("party-friend", party.contributors[1], "\(base)/party"), ("gifts-celebrant", party.celebrant, "\(base)/gifts"),
             ("overview-celebrant", party.celebrant, base), ("overview-friend", party.contributors[2], base),
         ]
-        let watcher = try Database(path: party.app.app.configuration.databasePath, readers: 1)
-        defer { watcher.close() }
-        func version() throws -> Int64 { try watcher.read { try $0.queryValue("PRAGMA data_version", as: Int64.self) } ?? -1 }
+        let watch = try WriteWatch(party.app)
+        func version() throws -> String { try watch.version() }
         for page in pages { _ = try page.session.get(page.path) }
         let before = try version()
         for page in pages { #expect(try page.session.get(page.path).status == 200, "\(page.path)") }

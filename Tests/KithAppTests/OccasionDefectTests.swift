@@ -56,7 +56,14 @@ struct OccasionDefectTests {
 
         #expect(try party.post(friend, "\(party.base)/gift/media/\(first)/remove", [], from: "\(party.base)/gift").status == 303)
         #expect(try party.upload(friend, "photos", files: [("b.png", "image/png", Fixture.pngWithLocation())]).status == 303)
-        #expect(try party.mediaIDs(gift: gift) == [first], "the database hands the same id to the new photo")
+        // SQLite hands the newest row's id to the next row once it is
+        // deleted, the case an address must survive; PostgreSQL's identity
+        // never repeats, so there only the address itself can be checked.
+        let second = try #require(try party.mediaIDs(gift: gift).first)
+        switch app.app.database.dialect {
+        case .sqlite: #expect(second == first, "the database hands the same id to the new photo")
+        case .postgres: #expect(second != first)
+        }
 
         let after = try #require(Self.mediaURLs(try friend.get("\(party.base)/gift").text, party).first)
         #expect(after != before)

@@ -155,8 +155,7 @@ struct PlateSpotTests {
         #expect(try countRows(app, "SELECT count(*) FROM plate_spots WHERE region = 'DC'") == 1)
         // No counters anywhere: scores exist only as counts of spots.
         let columns = try app.app.database.read { db in
-            try db.query("SELECT name FROM pragma_table_info('plate_games') UNION ALL SELECT name FROM pragma_table_info('plate_players')")
-                .map { try $0.get("name", as: String.self) }
+            try (TestCatalog.columns(db, "plate_games") + TestCatalog.columns(db, "plate_players")).map(\.name)
         }
         #expect(!columns.contains { $0.contains("score") || $0.contains("count") || $0.contains("progress") })
     }

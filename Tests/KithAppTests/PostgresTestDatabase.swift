@@ -25,6 +25,13 @@ final class PostgresTestDatabase: Sendable {
             defer { database.close() }
             let resources = try Resources.locate(explicitRoot: nil)
             try Migrator(database: database, directory: resources.migrationsDirectory).migrate()
+            // A server that outlives the run (a developer's own) would
+            // otherwise gather a template per run. A crash skips this, and
+            // a later run cannot tell an abandoned template from a live one.
+            atexit {
+                guard let server = PostgresTestDatabase.server, case .success(let name)? = PostgresTestDatabase.template else { return }
+                try? PostgresServer.run(["DROP DATABASE IF EXISTS \(name) WITH (FORCE)"], url: server)
+            }
             return name
         }
     }
@@ -41,7 +48,9 @@ final class PostgresTestDatabase: Sendable {
         url = PostgresServer.url(server, database: name)
     }
 
-    func drop() {
+    /// The last server using the database is gone: a restart test hands
+    /// it from the first harness to the second, as a data directory is.
+    deinit {
         try? PostgresServer.run(["DROP DATABASE IF EXISTS \(name) WITH (FORCE)"], url: server)
     }
 }

@@ -33,10 +33,8 @@ struct ReadOnlyGetTests {
             "\(base)/challenges", "\(base)/gifts", "\(base)/timeline", "\(base)/people", "\(base)/gift", "\(base)/dare",
             "\(base)/host", "/no-such-page",
         ]
-        // One reader: `data_version` is per connection.
-        let watcher = try Database(path: app.app.configuration.databasePath, readers: 1)
-        defer { watcher.close() }
-        func version() throws -> Int64 { try watcher.read { try $0.queryValue("PRAGMA data_version", as: Int64.self) } ?? -1 }
+        let watch = try WriteWatch(app)
+        func version() throws -> String { try watch.version() }
 
         // Before each of Ada's page views Bob changes the shared tally, so
         // every page meets something she has not seen yet.
@@ -111,9 +109,8 @@ struct ReadOnlyGetTests {
             csrf: try ada.session.token(from: "/occasions/\(occasion)/host"))
         #expect(challenge.status == 303)
 
-        let watcher = try Database(path: app.app.configuration.databasePath, readers: 1)
-        defer { watcher.close() }
-        func version() throws -> Int64 { try watcher.read { try $0.queryValue("PRAGMA data_version", as: Int64.self) } ?? -1 }
+        let watch = try WriteWatch(app)
+        func version() throws -> String { try watch.version() }
         let before = try version()
         for (viewer, pages) in zip(viewers, tabs) {
             for page in pages {

@@ -149,11 +149,10 @@ struct OperatorResetTests {
     func commandLine() throws {
         let app = try accountsHarness()
         try signUp(app, username: "Olga_K")
-        let data = app.app.configuration.dataDirectory
         let base = "http://127.0.0.1:\(app.port)"
 
         // Run against the live server's data directory, as an operator would.
-        let result = try run("kith", ["user", "reset", "olga_k", "--data", data, "--base-url", base])
+        let result = try run("kith", ["user", "reset", "olga_k", "--base-url", base] + app.storageArguments)
         #expect(result.status == 0, "\(result.output)")
         let link = try #require(result.output.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+\/reset\/[A-Za-z0-9_-]{43}/).map { String($0.0) })
         #expect(link.hasPrefix(base + "/reset/"))
@@ -202,7 +201,7 @@ struct OperatorResetTests {
         let app = try accountsHarness()
         try signUp(app, username: "someone")
         let data = app.app.configuration.dataDirectory
-        let result = try run("kith", ["user", "reset", "nobody_here", "--data", data])
+        let result = try run("kith", ["user", "reset", "nobody_here"] + app.storageArguments)
         #expect(result.status == 1)
         #expect(result.output.contains("no account has the username nobody_here"))
         #expect(!result.output.contains("/reset/"))

@@ -26,7 +26,7 @@ struct ScopeTests {
     func accessMatrix() throws {
         let app = try AppHarness(configure: { $0.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1) }) { app in
             _ = try? app.database.write { tx in
-                try tx.execute("CREATE TABLE test_notes (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL)")
+                try tx.executeScript(TestCatalog.ddl(tx, "CREATE TABLE test_notes (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL)"))
             }
             app.on(Self.show) { context in
                 let note = try context.load(TestNote.self, parameter: "note")

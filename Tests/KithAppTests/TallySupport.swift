@@ -56,13 +56,13 @@ enum Tallies {
 
     /// Everything stored about a tally, as one string to compare before and after.
     static func row(_ app: AppHarness, _ id: Int64) throws -> String? {
-        try app.app.database.read {
-            try $0.queryValue("""
-                SELECT name || '|' || count || '|' || fireworks || '|' || reset_schedule || '|' || coalesce(next_reset_at, '') || '|'
-                    || version || '|' || updated_at || '|' || coalesce(updated_by, '') || '|'
-                    || coalesce((SELECT group_concat(user_id || permission, ',') FROM tally_shares WHERE tally_id = tallies.id), '')
-                FROM tallies WHERE id = \(id)
-                """, as: String.self)
+        try app.app.database.read { db in
+            guard let tally = try db.queryOne("""
+                SELECT name, count, fireworks, reset_schedule, next_reset_at, version, updated_at, updated_by FROM tallies WHERE id = \(id)
+                """)
+            else { return nil }
+            let shares = try db.query("SELECT user_id, permission FROM tally_shares WHERE tally_id = \(id) ORDER BY user_id")
+            return try TestCatalog.line(tally) + "|" + shares.map { "\(try $0.get("user_id", as: Int64.self))\(try $0.get("permission", as: String.self))" }.joined(separator: ",")
         }
     }
 

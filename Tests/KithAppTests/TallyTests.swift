@@ -84,11 +84,7 @@ struct FriendTests {
         try app.app.database.read { db in
             var lines: [String] = []
             for table in ["tallies", "tally_shares", "tally_views", "tally_list_preferences"] {
-                let columns = try db.query("SELECT name FROM pragma_table_info(\(table))").map { try $0.get("name") as String }
-                let select = columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
-                for row in try db.query("SELECT \(SQL.unsafeRaw(select)) AS line FROM \(identifier: table) ORDER BY 1") {
-                    lines.append(table + ": " + (try row.get("line") as String))
-                }
+                lines += try TestCatalog.lines(db, table)
             }
             return lines
         }

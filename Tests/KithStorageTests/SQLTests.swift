@@ -83,6 +83,38 @@ struct SQLTests {
         #expect(raw.text == "SELECT name FROM t WHERE id = ?")
     }
 
+    private enum Size: String, DatabaseValueConvertible { case small }
+    private enum Rank: Int64, DatabaseValueConvertible { case first = 1 }
+
+    @Test("an empty IN list matches nothing and an empty NOT IN list everything, whatever the values' type", arguments: TestBackend.available)
+    func emptyLists(backend: TestBackend) throws {
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
+        try db.write { tx in
+            for id in 1...3 { try tx.execute("INSERT INTO t (id, name) VALUES (\(id), \("n\(id)"))") }
+        }
+        func ids(_ sql: SQL) throws -> [Int64] {
+            try db.read { conn in try conn.query(sql + " ORDER BY id").map { try $0.get("id", as: Int64.self) } }
+        }
+        let empty: [SQL] = [
+            "SELECT id FROM t WHERE id IN (\(list: [Int64]()))", "SELECT id FROM t WHERE id IN (\(list: [Int]()))",
+            "SELECT id FROM t WHERE name IN (\(list: [String]()))", "SELECT id FROM t WHERE name IN (\(list: [Size]()))",
+            "SELECT id FROM t WHERE id IN (\(list: [Rank]()))", "SELECT id FROM t WHERE id * 1.5 IN (\(list: [Double]()))",
+            "SELECT id FROM t WHERE id IN (\(list: [Int64?]()))",
+        ]
+        for sql in empty {
+            #expect(!sql.text.contains("IN ()"), "\(sql.text)")
+            #expect(try ids(sql) == [], "\(sql.text)")
+            let negated = SQL.unsafeRaw(sql.text.replacingOccurrences(of: " IN (", with: " NOT IN ("))
+            #expect(try ids(negated) == [1, 2, 3], "\(negated.text)")
+        }
+        // The guard is only for the empty list: one value still binds as before.
+        let one: SQL = "SELECT id FROM t WHERE id IN (\(list: [Rank.first]))"
+        #expect(one.text == "SELECT id FROM t WHERE id IN (?)")
+        #expect(try ids(one) == [1])
+    }
+
     @Test("every supported type round-trips, and empty text and blobs are not NULL")
     func typesRoundTrip() throws {
         let directory = try TemporaryDirectory()

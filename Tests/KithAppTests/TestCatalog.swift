@@ -1,0 +1,142 @@
+import Foundation
+import KithStorage
+
+/// What tests ask of the schema itself, on either backend: SQLite keeps it in
+/// `sqlite_master` and its pragmas, PostgreSQL in its own catalogue, and the
+/// tests should not care which they run on.
+enum TestCatalog {
+    /// The app's tables by name: not the database's own, not the migrator's bookkeeping.
+    static func tables(_ db: some Queryable & SpeaksDialect) throws -> [String] {
+        let sql: SQL = switch db.dialect {
+        case .sqlite:
+            """
+            SELECT name FROM sqlite_master
+            WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'schema_migrations'
+            ORDER BY name
+            """
+        case .postgres:
+            """
+            SELECT tablename AS name FROM pg_tables
+            WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
+            ORDER BY tablename
+            """
+        }
+        return try db.query(sql).map { try $0.get("name", as: String.self) }
+    }
+
+    /// A table's columns in order, each with its declared type in upper case
+    /// (`INTEGER`, `TEXT`, `BIGINT`, `CHARACTER VARYING`…).
+    static func columns(_ db: some Queryable & SpeaksDialect, _ table: String) throws -> [(name: String, type: String)] {
+        let sql: SQL = switch db.dialect {
+        case .sqlite: "SELECT name, type FROM pragma_table_info(\(table)) ORDER BY cid"
+        case .postgres:
+            """
+            SELECT column_name AS name, data_type AS type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = \(table)
+            ORDER BY ordinal_position
+            """
+        }
+        return try db.query(sql).map { (try $0.get("name", as: String.self), try $0.get("type", as: String.self).uppercased()) }
+    }
+
+    /// A table's foreign keys, a row per column: the column, the parent
+    /// table, and the parent's column (nil for SQLite's implicit primary key).
+    static func foreignKeys(_ db: some Queryable & SpeaksDialect, _ table: String) throws -> [(from: String, table: String, to: String?)] {
+        let sql: SQL = switch db.dialect {
+        case .sqlite: "SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(\(table))"
+        case .postgres:
+            """
+            SELECT child.attname AS "from", parent_table.relname AS "table", parent.attname AS "to"
+            FROM pg_constraint c
+            JOIN pg_class child_table ON child_table.oid = c.conrelid
+            JOIN pg_class parent_table ON parent_table.oid = c.confrelid
+            CROSS JOIN LATERAL unnest(c.conkey, c.confkey) AS k(child_column, parent_column)
+            JOIN pg_attribute child ON child.attrelid = c.conrelid AND child.attnum = k.child_column
+            JOIN pg_attribute parent ON parent.attrelid = c.confrelid AND parent.attnum = k.parent_column
+            WHERE c.contype = 'f' AND child_table.relname = \(table)
+              AND child_table.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            """
+        }
+        return try db.query(sql).map { (try $0.get("from"), try $0.get("table"), try $0.get("to")) }
+    }
+
+    /// Rows whose foreign keys point nowhere. PostgreSQL checks every key as
+    /// the statement (or, if deferred, the transaction) ends, so a database
+    /// it committed has none to find; SQLite can be talked out of checking.
+    static func foreignKeyViolations(_ db: some Queryable & SpeaksDialect) throws -> Int {
+        switch db.dialect {
+        case .sqlite: try db.query("PRAGMA foreign_key_check").count
+        case .postgres: 0
+        }
+    }
+
+    /// Every row of `table` as a line of its values, sorted, for comparing
+    /// a table before and after a request that must not change it.
+    static func lines(_ db: some Queryable & SpeaksDialect, _ table: String) throws -> [String] {
+        try db.query("SELECT * FROM \(identifier: table)").map { table + ": " + line($0) }.sorted()
+    }
+
+    /// A row's values as one line, each spelled as an SQL literal.
+    static func line(_ row: Row) -> String {
+        row.values.map { value in
+            switch value {
+            case .null: "NULL"
+            case .integer(let integer): String(integer)
+            case .real(let real): String(real)
+            case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+            case .blob(let blob): "X'" + blob.map { String(format: "%02X", $0) }.joined() + "'"
+            }
+        }.joined(separator: "|")
+    }
+
+    /// A test's own `CREATE TABLE` script, written for SQLite, as `db`
+    /// wants it: PostgreSQL numbers rows only through an identity column,
+    /// and has no STRICT tables (its columns are strict anyway).
+    static func ddl(_ db: some SpeaksDialect, _ script: String) -> String {
+        guard db.dialect == .postgres else { return script }
+        return script.replacingOccurrences(of: "INTEGER PRIMARY KEY", with: "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+            .replacingOccurrences(of: ") STRICT", with: ")")
+    }
+}
+
+/// A connection or transaction that says which SQL it speaks; both do.
+protocol SpeaksDialect {
+    var dialect: SQLDialect { get }
+}
+
+extension Connection: SpeaksDialect {}
+extension Transaction: SpeaksDialect {}
+
+/// Tells whether anything wrote to an app's database between two looks.
+final class WriteWatch {
+    private let app: AppHarness
+    /// SQLite's `data_version` counts other connections' commits, so the
+    /// watcher keeps a connection of its own.
+    private let watcher: Database?
+
+    init(_ app: AppHarness) throws {
+        self.app = app
+        watcher = app.app.database.dialect == .sqlite ? try Database(path: app.app.configuration.databasePath, readers: 1) : nil
+    }
+
+    deinit { watcher?.close() }
+
+    /// Equal before and after only if nothing was committed in between.
+    /// PostgreSQL has no per-database commit counter that is current at once
+    /// (its statistics arrive late), but every inserted or updated row
+    /// carries the id of the transaction that wrote it, and ids only grow:
+    /// each table's row count and newest `xmin` together change with any write.
+    func version() throws -> String {
+        if let watcher {
+            return String(try watcher.read { try $0.queryValue("PRAGMA data_version", as: Int64.self) } ?? -1)
+        }
+        return try app.app.database.read { db in
+            let tables = try TestCatalog.tables(db)
+            let parts = tables.map { table -> SQL in
+                "SELECT CAST(\(table) AS TEXT) AS name, count(*) AS n, max(xmin::text::bigint) AS newest FROM \(identifier: table)"
+            }
+            let rows = try db.query(SQL.join(parts, separator: " UNION ALL ") + " ORDER BY name")
+            return rows.map { "\($0.values)" }.joined(separator: ";")
+        }
+    }
+}
