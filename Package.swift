@@ -3,7 +3,7 @@ import PackageDescription
 
 // Kith: the `kith` executable (with `kith-photos`, and `kith-bench`) over these modules.
 //   KithSync       the lock the engine and storage share
-//   KithHTTP       the HTTP/1.1 and HTTP/2 engine (epoll, parser, router); knows nothing of Kith
+//   KithHTTP       the HTTP/1.1 and HTTP/2 engine (epoll, TLS, parser, router); knows nothing of Kith
 //   KithStorage    SQLite or PostgreSQL: connections, binding interpolation, migrations, backup
 //   KithTemplates  HTML values that escape by default (the Templates/ folder)
 //   KithCrypto     tokens, digests, password hashing, Web Push, JSON strings

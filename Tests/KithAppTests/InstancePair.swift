@@ -38,13 +38,9 @@ final class InstancePair {
         guard let database = try PostgresTestDatabase.fresh() else { throw TestError("InstancePair needs KITH_TEST_DATABASE") }
         self.database = database
         databaseURL = database.url
-        do {
-            a = try Instance(databaseURL: database.url, extraArguments: extraArguments)
-            b = try Instance(databaseURL: database.url, extraArguments: extraArguments)
-        } catch {
-            database.drop()
-            throw error
-        }
+        // A failed start leaves the database to its own deinit, like every other exit.
+        a = try Instance(databaseURL: database.url, extraArguments: extraArguments)
+        b = try Instance(databaseURL: database.url, extraArguments: extraArguments)
     }
 
     /// Stops an instance as `kill` (TERM) would and waits for it to exit.
@@ -60,7 +56,7 @@ final class InstancePair {
     }
 
     deinit {
+        // Stopped before the database is dropped (when `database` goes, after this).
         for instance in [a, b] where instance.process.process.isRunning { stop(instance) }
-        database.drop()
     }
 }

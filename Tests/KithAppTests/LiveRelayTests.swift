@@ -40,7 +40,6 @@ struct LiveRelayTests {
         deinit {
             for hub in hubs { hub.stop() }
             database.close()
-            postgres.drop()
         }
     }
 

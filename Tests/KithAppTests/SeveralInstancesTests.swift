@@ -55,7 +55,6 @@ private final class Instances {
         for process in processes where process.process.isRunning { process.signal(SIGKILL) }
         for process in processes { _ = process.wait(timeout: 10) }
         database.close()
-        postgres.drop()
     }
 }
 
