@@ -45,7 +45,7 @@ RELEASE_FLAGS ?= -c release --static-swift-stdlib
 ARGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build release run test test-postgres schema-parity bench bench-deps bench-profile bench-attack fuzz install clean map map-source
+.PHONY: all deps test-deps build release run test test-postgres test-both schema-parity bench bench-deps bench-profile bench-attack fuzz install clean map map-source
 
 all: build
 
@@ -111,6 +111,24 @@ test-postgres: deps test-deps
 	url=$$(Scripts/pg-cluster.sh start "$$cluster") || exit 1; \
 	echo "PostgreSQL test cluster at $$url"; \
 	KITH_TEST_DATABASE="$$url" $(SWIFT) test --skip-build $(SWIFT_FLAGS) $(TEST_ARGS)
+
+# What CI runs: `make test`, with the PostgreSQL run overlapping it. Each
+# suite waits on sockets, browsers and timers more than on the CPU, so on two
+# cores the pair takes little longer than the slower one alone. The
+# PostgreSQL run is the test binary itself (two `swift test` would wait for
+# each other's lock on .build); its output follows, summary last.
+test-both: deps test-deps
+	$(call ensure_packages,$(PG_TEST_PACKAGES))
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	@bin=$$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS)); \
+	cluster=$$(mktemp -d /tmp/kith-pg.XXXXXX); log="$$cluster.log"; \
+	trap 'Scripts/pg-cluster.sh stop "$$cluster"; rm -f "$$log"' EXIT INT TERM; \
+	url=$$(Scripts/pg-cluster.sh start "$$cluster") || exit 1; \
+	KITH_TEST_DATABASE="$$url" "$$bin/KithPackageTests.xctest" --testing-library swift-testing $(TEST_ARGS) >"$$log" 2>&1 & pg=$$!; \
+	$(MAKE) --no-print-directory test; sqlite=$$?; \
+	wait $$pg; postgres=$$?; \
+	echo; echo "== The same tests on PostgreSQL ($$url)"; cat "$$log"; \
+	test $$sqlite -eq 0 && test $$postgres -eq 0
 
 bench-deps:
 	$(call ensure_packages,$(BENCH_PACKAGES))

@@ -6,7 +6,7 @@ import KithTestSupport
 import Testing
 
 /// Kith with `--https-port 0 --domain localhost`, its certificate in `DATA/certs/`.
-private func httpsHarness(prepare: (KithApp) -> Void = { _ in }) throws -> AppHarness {
+func httpsHarness(prepare: (KithApp) -> Void = { _ in }) throws -> AppHarness {
     try AppHarness(configure: { config in
         config.passwordParameters = .init(memoryKiB: 256, iterations: 1, parallelism: 1)
         config.httpsPort = 0

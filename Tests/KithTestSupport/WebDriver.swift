@@ -214,6 +214,27 @@ public final class WebDriverSession {
         }
     }
 
+    /// Opens a new tab (or window) in this browser and returns its handle;
+    /// the session stays where it was until `switchTo`. Windows stay visible
+    /// in headless Chromium, where a background tab counts as hidden.
+    public func newTab(window: Bool = false) throws -> String {
+        let value = try command("POST", "/window/new", ["type": window ? "window" : "tab"])
+        guard let handle = (value as? [String: Any])?["handle"] as? String else {
+            throw TestError("no window handle in \(String(describing: value))")
+        }
+        return handle
+    }
+
+    /// Makes the tab with `handle` the one later commands act on.
+    public func switchTo(_ handle: String) throws {
+        try command("POST", "/window", ["handle": handle])
+    }
+
+    /// The handle of the tab commands act on now.
+    public func currentTab() throws -> String {
+        try command("GET", "/window") as? String ?? ""
+    }
+
     /// Closes the browser. Safe to call twice.
     public func delete() {
         guard !deleted else { return }
