@@ -94,6 +94,13 @@ http {{
 """
 
 
+def static_assets():
+    """The file in Public/ closest to 4 KB, and the main stylesheet."""
+    files = [os.path.relpath(os.path.join(d, f), PUBLIC) for d, _, fs in os.walk(PUBLIC) for f in fs]
+    small = min(files, key=lambda f: abs(os.path.getsize(os.path.join(PUBLIC, f)) - 4096))
+    return [small, "css/app.css"]
+
+
 def hashed_url(asset):
     """The content-hashed URL kith serves a file under, built the same way."""
     with open(os.path.join(PUBLIC, asset), "rb") as f:
@@ -133,10 +140,7 @@ def main():
             f.write(nginx_config(scratch, nginx_port, PUBLIC))
         processes.append(start(["nginx", "-c", config], nginx_port))
 
-        # The file in Public/ closest to 4 KB, and the main stylesheet.
-        files = [os.path.relpath(os.path.join(d, f), PUBLIC) for d, _, fs in os.walk(PUBLIC) for f in fs]
-        small = min(files, key=lambda f: abs(os.path.getsize(os.path.join(PUBLIC, f)) - 4096))
-        assets = [small, "css/app.css"]
+        assets = static_assets()
         for asset in assets:
             body, _ = fetch(f"http://127.0.0.1:{kith_port}{hashed_url(asset)}")
             assert len(body) == os.path.getsize(os.path.join(PUBLIC, asset)), "the hashed URL serves the file"

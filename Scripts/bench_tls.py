@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Kith's TLS handshake rate: `openssl s_time` against `kith serve --https-port`.
+"""Kith over HTTPS: the TLS handshake rate (`openssl s_time`), and HTTP/2
+static files against nginx (`h2load`, same files, same certificate, same run).
 
 Rows: full handshakes per second (TLS 1.3, ECDHE with a P-256 certificate,
 a new session every time) and resumed handshakes per second (TLS 1.2, the
@@ -60,6 +61,70 @@ def s_time(port, seconds, clients, reuse, pid):
     return rate, cpu_us
 
 
+def nginx_tls_config(directory, port, certs):
+    """bench.py's nginx, listening with TLS and HTTP/2 on the run's certificate."""
+    import bench  # late: bench imports this module
+    plain = f"listen 127.0.0.1:{port} reuseport;"
+    config = bench.nginx_config(directory, port, bench.PUBLIC)
+    assert plain in config
+    # nginx 1.22 (Debian 12) turns HTTP/2 on in `listen`; `http2 on;` came in 1.25.
+    return config.replace(plain, f"""listen 127.0.0.1:{port} ssl http2 reuseport;
+        ssl_certificate {certs}/fullchain.pem;
+        ssl_certificate_key {certs}/privkey.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_tickets on;""")
+
+
+def h2load(url, connections, streams, seconds, pid):
+    """Requests per second over HTTP/2 (ALPN h2), the server's CPU µs per request, and failures."""
+    before = cpu_ticks(pid) if pid else 0
+    out = subprocess.run(
+        ["h2load", "-D", str(seconds), "-c", str(connections), "-m", str(streams), "-t", "2", url],
+        capture_output=True, text=True).stdout
+    after = cpu_ticks(pid) if pid else 0
+    rate = re.search(r"finished in [\d.]+\w*, ([\d.]+) req/s", out)
+    done = re.search(r"(\d+) succeeded, (\d+) failed", out)
+    protocol = re.search(r"Application protocol: (\S+)", out)
+    if not rate or not done or not protocol or protocol.group(1) != "h2":
+        raise RuntimeError(f"h2load did not speak h2 to {url}:\n{out[-800:]}")
+    succeeded = int(done.group(1))
+    cpu_us = (after - before) * 1e6 / CLK_TCK / succeeded if pid and succeeded else float("nan")
+    return float(rate.group(1)), cpu_us, int(done.group(2))
+
+
+def h2_rows(kith_port, kith_pid, scratch, runs, seconds, connections=64, streams=10):
+    """Kith and nginx serving the same two files over HTTPS + HTTP/2."""
+    import bench
+    if not shutil.which("h2load") or not shutil.which("nginx"):
+        print("bench_tls: h2load or nginx is not installed; no HTTP/2 rows")
+        return
+    nginx_port = free_port()
+    config = os.path.join(scratch, "nginx-tls.conf")
+    with open(config, "w") as f:
+        f.write(nginx_tls_config(scratch, nginx_port, os.path.join(scratch, "certs")))
+    nginx = subprocess.Popen(["nginx", "-c", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(nginx_port)
+        rows = []
+        for asset in bench.static_assets():
+            size = os.path.getsize(os.path.join(bench.PUBLIC, asset)) / 1024
+            kith_runs, nginx_runs = [], []
+            for _ in range(runs):
+                kith_runs.append(h2load(f"https://127.0.0.1:{kith_port}{bench.hashed_url(asset)}", connections, streams, seconds, kith_pid))
+                nginx_runs.append(h2load(f"https://127.0.0.1:{nginx_port}/{asset}", connections, streams, seconds, None))
+            kith_rate = statistics.median(r[0] for r in kith_runs)
+            nginx_rate = statistics.median(r[0] for r in nginx_runs)
+            failures = sum(r[2] for r in kith_runs + nginx_runs)
+            label = f"{os.path.basename(asset)} {size:.1f} KB, h2, {connections} conns × {streams} streams"
+            rows.append((f"{label}: kith", f"{kith_rate:.0f} req/s, {statistics.median(r[1] for r in kith_runs):.1f} µs CPU/req", "—", None))
+            rows.append((f"{label}: nginx", f"{nginx_rate:.0f} req/s", "—", None))
+            rows.append((f"{label}: kith/nginx", f"{kith_rate / nginx_rate:.2f}×", "≥ 1.0×", kith_rate >= nginx_rate and failures == 0))
+        print_targets(f"HTTPS + HTTP/2 static files against nginx, same run — h2load -t2, {seconds}s, median of {runs} runs "
+                      "(issue 21: Benchmark)", rows)
+    finally:
+        stop(nginx)
+
+
 def run(kith, runs=3, seconds=5, clients=2):
     """Starts its own server, prints the rows, stops it."""
     if not shutil.which("openssl"):
@@ -85,6 +150,7 @@ def run(kith, runs=3, seconds=5, clients=2):
             rows.append((f"{label}: server CPU", f"{cpu:.0f} µs each", "—", None))
         print_targets(f"TLS handshakes — openssl s_time, {seconds}s, median of {runs} runs, loopback, "
                       f"{os.cpu_count()} CPUs shared by server and clients (issue 21: TLS)", rows)
+        h2_rows(https_port, process.pid, scratch, runs, seconds)
     finally:
         stop(process, scratch)
 

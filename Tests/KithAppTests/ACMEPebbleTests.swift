@@ -38,7 +38,9 @@ struct ACMEPebbleTests {
             try pebble.start(httpPort: challengePort?(harness) ?? harness.port)
         }
 
-        func stored() throws -> (chain: [UInt8], key: [UInt8]) {
+        func stored() throws -> (chain: [UInt8], key: [UInt8]) { try Self.storedPair(certificates) }
+
+        static func storedPair(_ certificates: CertificateManager) throws -> (chain: [UInt8], key: [UInt8]) {
             let store = certificates.store
             let chain = try #require(FileManager.default.contents(atPath: store.chainPath))
             let key = try #require(FileManager.default.contents(atPath: store.keyPath))
@@ -72,6 +74,41 @@ struct ACMEPebbleTests {
         #expect(setup.installer.installed.value.count == 1, "an unchanged certificate is not installed again")
         // The answer was taken down after validation; unknown tokens are 404.
         #expect(try setup.harness.get("/.well-known/acme-challenge/nothing-here").status == 404)
+    }
+
+    /// tls-alpn-01 end to end, with no recorder: pebble validates through
+    /// Kith's own HTTPS port, which shows the challenge certificate only to
+    /// its `acme-tls/1` handshake, and the issued certificate is then what
+    /// the port serves to everyone — installed without a restart.
+    @Test func tlsALPNThroughTheHTTPSPort() throws {
+        let pebble = try Pebble()
+        let harness = try AppHarness(configure: { configuration in
+            configuration.acme.directoryURL = pebble.directoryURL
+            configuration.acme.caFile = pebble.caFile
+            configuration.acme.domains = [Self.domain]
+            configuration.acme.challenge = .tlsALPN01
+            configuration.acme.renewsInBackground = false
+            configuration.httpsPort = 0
+            configuration.domain = Self.domain
+        })
+        let served = try #require(harness.kith.certificates)
+        #expect(served.current == nil, "no certificate before the first issuance")
+        #expect((try? TestClient.tls(port: harness.httpsPort).send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")) == nil,
+            "without a certificate an ordinary handshake fails")
+        try pebble.start(httpPort: harness.port, tlsPort: harness.httpsPort)
+
+        let outcome = harness.app.certificates.check()
+        guard case .issued(let serial, _) = outcome else {
+            Issue.record("not issued: \(outcome); pebble said: \(pebble.log)")
+            return
+        }
+        /// `openssl`'s hexadecimal and ours may differ in case and leading zeros.
+        func normal(_ hex: String) -> String { String(hex.lowercased().drop { $0 == "0" }) }
+        #expect(normal(try #require(served.current).serial) == normal(serial))
+        let client = try TestClient.tls(port: harness.httpsPort)
+        #expect(normal(try #require(client.peerSerial)) == normal(serial), "a new handshake is shown the issued certificate")
+        let (chain, _) = try Setup.storedPair(harness.app.certificates)
+        #expect(Certificates.verifies(chainPEM: chain, rootPEM: try pebble.rootPEM()))
     }
 
     /// Far from expiry nothing happens; with the clock moved to 29 days

@@ -39,11 +39,12 @@ final class Pebble {
     }
 
     /// Starts pebble validating http-01 on `httpPort` (Kith's plain port,
-    /// or a closed one to see a challenge fail) and waits for its directory.
-    func start(httpPort: Int) throws {
+    /// or a closed one to see a challenge fail) and tls-alpn-01 on `tlsPort`
+    /// (Kith's HTTPS port), and waits for its directory.
+    func start(httpPort: Int, tlsPort: Int? = nil) throws {
         let config = """
             {"pebble":{"listenAddress":"127.0.0.1:\(listenPort)","managementListenAddress":"127.0.0.1:\(managementPort)",\
-            "certificate":"\(caFile)","privateKey":"\(directory.file("https.key"))","httpPort":\(httpPort),"tlsPort":\(httpPort),\
+            "certificate":"\(caFile)","privateKey":"\(directory.file("https.key"))","httpPort":\(httpPort),"tlsPort":\(tlsPort ?? httpPort),\
             "ocspResponderURL":"","externalAccountBindingRequired":false}}
             """
         try directory.write("pebble.json", config)
