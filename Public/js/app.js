@@ -365,6 +365,16 @@ function parse(html) {
 }
 
 const refreshing = new Map();
+// Fragments whose refresh found no network. An open stream can still
+// deliver its event while other requests fail (a tunnel, a captive
+// portal), and it has then moved past that event: nothing would name
+// them again, so they are fetched when the browser is back online.
+const missed = new Set();
+window.addEventListener("online", () => {
+  const ids = [...missed].filter((element) => element.isConnected).map((element) => element.id);
+  missed.clear();
+  refreshNamed(ids);
+});
 
 async function refreshFragment(element) {
   const url = element.dataset.fragment;
@@ -384,7 +394,7 @@ async function refreshFragment(element) {
     const fresh = doc.getElementById(element.id) || doc.body.firstElementChild;
     if (fresh && element.isConnected && !endedReason && !applyFresh(element, fresh)) hold(element, fresh);
   } catch {
-    // Offline for a moment: the stream reconnects and names it again.
+    missed.add(element);
   } finally {
     const again = refreshing.get(element);
     refreshing.delete(element);
@@ -420,7 +430,7 @@ async function refreshBatch(url, elements) {
       if (element.isConnected && !endedReason && !applyFresh(element, fresh)) hold(element, fresh);
     }
   } catch {
-    // Offline for a moment: the stream reconnects and names them again.
+    for (const element of asked) missed.add(element);
   } finally {
     for (const element of asked) {
       const again = refreshing.get(element);

@@ -35,6 +35,7 @@ extension EventLoop {
             closeConnection(conn)
             return
         }
+        session.secure = conn.tls != nil
         conn.http2 = session
         conn.phase = .http2
         conn.keepAlive = false
@@ -364,6 +365,9 @@ extension EventLoop {
         }
         for header in core.configuration.defaultHeaders where !response.headers.contains(header.name) {
             fields.append((header.name.lowercased(), header.value))
+        }
+        if h2.secure, let policy = core.configuration.tls?.strictTransportSecurity, !response.headers.contains("Strict-Transport-Security") {
+            fields.append(("strict-transport-security", policy))
         }
         if bodyAllowed, let length, streamStart == nil { fields.append(("content-length", String(length))) }
         fields.append(("date", HTTPDate.format(HTTPDate.now())))

@@ -31,6 +31,8 @@ final class HTTP2Session {
     /// GOAWAY has been queued; the connection ends when its last stream does.
     var goingAway = false
     let limits: HTTPParser.Limits
+    /// Under TLS: responses then carry Strict-Transport-Security, as HTTP/1.1 ones do.
+    var secure = false
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none

@@ -235,6 +235,43 @@ public final class WebDriverSession {
         try command("GET", "/window") as? String ?? ""
     }
 
+    /// One DevTools protocol command on the current tab, through
+    /// chromedriver's `goog/cdp/execute`: for what W3C WebDriver has no
+    /// command for (cookie flags, emulated media).
+    @discardableResult
+    public func devTools(_ method: String, _ params: [String: Any] = [:]) throws -> [String: Any]? {
+        try command("POST", "/goog/cdp/execute", ["cmd": method, "params": params]) as? [String: Any]
+    }
+
+    /// The tab as drawn now, as PNG bytes.
+    public func screenshot() throws -> Data {
+        guard let encoded = try command("GET", "/screenshot") as? String, let data = Data(base64Encoded: encoded) else {
+            throw TestError("no screenshot")
+        }
+        return data
+    }
+
+    /// Two taps of one finger on the element's centre, as close together as
+    /// the driver can send them: one action sequence, no pause between. The
+    /// spot is fixed first, so the second tap lands there even if the first
+    /// already changed the page. With the default page load strategy
+    /// chromedriver waits out a navigation between the taps; a session
+    /// made with `pageLoadStrategy: none` sends them back to back.
+    public func doubleTap(_ selector: String) throws {
+        let centre = try execute(
+            "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)];",
+            [selector]) as? [Int] ?? []
+        guard centre.count == 2 else { throw TestError("nothing to tap at \(selector)") }
+        let tap: [[String: Any]] = [
+            ["type": "pointerMove", "duration": 0, "origin": "viewport", "x": centre[0], "y": centre[1]],
+            ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
+        ]
+        try command("POST", "/actions", [
+            "actions": [["type": "pointer", "id": "finger", "parameters": ["pointerType": "touch"], "actions": tap + tap]]
+        ])
+        try command("DELETE", "/actions")
+    }
+
     /// Closes the browser. Safe to call twice.
     public func delete() {
         guard !deleted else { return }
