@@ -241,6 +241,23 @@ struct HTTPSPhoneBrowserTests {
     }
 
     @Test(
+        "HTTPS answers carry HSTS over HTTP/2 as over HTTP/1.1: a page, an asset and a refusal",
+        .enabled(if: Tools.openssl && Tools.path("curl") != nil, "needs openssl and curl"))
+    func strictTransportOverHTTP2() throws {
+        let app = try httpsHarness()
+        let stylesheet = try #require(app.secureSession().get("/signin").text.firstMatch(of: /href="([^"]*app\.[0-9a-f]+\.css)"/)?.1)
+        for path in ["/signin", String(stylesheet), "/no-such-page"] {
+            for version in ["--http1.1", "--http2"] {
+                let result = try runProgram(
+                    Tools.path("curl")!, ["-sk", version, "-o", "/dev/null", "-D", "-", "https://localhost:\(app.httpsPort)\(path)"])
+                let head = result.output.lowercased()
+                #expect(head.hasPrefix(version == "--http2" ? "http/2 " : "http/1.1 "), "\(path) \(version): \(head.prefix(40))")
+                #expect(head.contains("strict-transport-security: max-age=63072000"), "\(path) \(version) has no HSTS:\n\(head)")
+            }
+        }
+    }
+
+    @Test(
         "at 375 px with touch in the dark theme: sign-up, a tally and an occasion arrive over h2 in a secure context with a Secure cookie and HSTS, fit, have 24 px targets and pass axe",
         .enabled(if: enabled && Axe.isAvailable, "needs chromium, chromedriver, openssl and axe-core; `make test-deps` installs them"))
     func phoneDark() throws {
