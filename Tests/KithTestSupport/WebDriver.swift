@@ -251,6 +251,14 @@ public final class WebDriverSession {
         return data
     }
 
+    /// A slow network, as Chrome emulates it: every request waits `latency`
+    /// milliseconds first. 0 gives the network back as it was.
+    public func setLatency(_ latency: Int) throws {
+        try command("POST", "/chromium/network_conditions", [
+            "network_conditions": ["offline": false, "latency": latency, "download_throughput": -1, "upload_throughput": -1]
+        ])
+    }
+
     /// Two taps of one finger on the element's centre, as close together as
     /// the driver can send them: one action sequence, no pause between. The
     /// spot is fixed first, so the second tap lands there even if the first
