@@ -472,7 +472,9 @@ struct HTTPSPhoneBrowserTests {
         #expect(try browser.execute("return sessionStorage.getItem('taps');") as? String == "2", "both taps reached the button")
         #expect(try Self.rows(app, "tallies") == 1)
         #expect(try Self.rows(app, "occasions") == 1)
+        // Pages here are left before they finish loading (no load wait, slow network), which can cut
+        // Chromium's own manifest fetch short and log it as unparsable; `installable` checks the manifest.
         let errors = try BrowserTests.consoleErrors(browser) ?? []
-        #expect(errors.isEmpty, "console errors: \(errors)")
+        #expect(errors.filter { !$0.contains("manifest.webmanifest") }.isEmpty, "console errors: \(errors)")
     }
 }
