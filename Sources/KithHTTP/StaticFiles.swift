@@ -55,8 +55,6 @@ public final class StaticFiles: Sendable {
             self.bytes = bytes
             self.etag = etag
             self.negotiable = negotiable
-            let encoding = coding == .identity ? "" : "Content-Encoding: \(coding.rawValue)\r\n"
-            let vary = negotiable ? "Vary: Accept-Encoding\r\n" : ""
             func fields(_ cacheControl: String) -> [(String, String)] {
                 [("Content-Type", contentType)] + (coding == .identity ? [] : [("Content-Encoding", coding.rawValue)])
                     + (negotiable ? [("Vary", "Accept-Encoding")] : [])
