@@ -357,11 +357,15 @@ extension EventLoop {
             guard Self.isSafeHeader(name, value), !Self.connectionSpecific.contains(lower) else { continue }
             fields.append((lower, value))
         }
-        for line in String(decoding: response.preparedHeaders, as: UTF8.self).split(separator: "\r\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            guard !Self.connectionSpecific.contains(name) else { continue }
-            fields.append((name, String(line[line.index(after: colon)...].trimmingASCIISpaces())))
+        if !response.preparedFields.isEmpty {
+            fields.append(contentsOf: response.preparedFields)
+        } else {
+            for line in String(decoding: response.preparedHeaders, as: UTF8.self).split(separator: "\r\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let name = line[..<colon].lowercased()
+                guard !Self.connectionSpecific.contains(name) else { continue }
+                fields.append((name, String(line[line.index(after: colon)...].trimmingASCIISpaces())))
+            }
         }
         for header in core.configuration.defaultHeaders where !response.headers.contains(header.name) {
             fields.append((header.name.lowercased(), header.value))
@@ -370,11 +374,12 @@ extension EventLoop {
             fields.append(("strict-transport-security", policy))
         }
         if bodyAllowed, let length, streamStart == nil { fields.append(("content-length", String(length))) }
-        fields.append(("date", HTTPDate.format(HTTPDate.now())))
+        fields.append(("date", h2.date))
 
         stream.pieces = pieces
         stream.nextPiece = 0
         stream.pieceOffset = 0
+        stream.bodyLeft = pieces.isEmpty ? 0 : length ?? 0
         stream.state = streamStart == nil ? .responding : .streaming
         let hasData = !pieces.isEmpty || streamStart != nil
         let result = Self.withHeaderBlock(fields) { nva, count in
@@ -480,7 +485,7 @@ extension EventLoop {
             h2.output.removeAll(keepingCapacity: h2.output.capacity <= 80 * 1024)
             h2.outputOffset = 0
             guard let session = h2.session else { return true }
-            while h2.output.count < 64 * 1024 {
+            while h2.output.count < HTTP2Session.sendBatch {
                 var data: UnsafePointer<UInt8>?
                 let n = nghttp2_session_mem_send(session, &data)
                 if n < 0 {

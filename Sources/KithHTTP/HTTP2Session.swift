@@ -36,6 +36,22 @@ final class HTTP2Session {
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none
+    private var dateSecond = -1
+    private var dateValue = ""
+
+    /// How much serialized output one turn gathers before it goes to the
+    /// socket (one TLS write); a DATA frame may run past it by one frame.
+    static let sendBatch = 64 * 1024
+
+    /// The Date field's value, formatted once a second rather than per response.
+    var date: String {
+        let second = HTTPDate.now()
+        if second != dateSecond {
+            dateSecond = second
+            dateValue = HTTPDate.format(second)
+        }
+        return dateValue
+    }
 
     enum DeadlineKind { case none, idle, waitingOnClient, serving }
 
@@ -57,6 +73,7 @@ final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
+        nghttp2_session_callbacks_set_send_data_callback(callbacks, http2SendData)
 
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else { return nil }
@@ -157,6 +174,8 @@ final class HTTP2Stream {
     var pieces: [Piece] = []
     var nextPiece = 0
     var pieceOffset: Int64 = 0
+    /// Body bytes not yet promised to nghttp2 (see `http2ReadBody`).
+    var bodyLeft: Int64 = 0
     var events: ResponseStream?
     var eventBuffer: [UInt8] = []
     var eventOffset = 0
@@ -232,6 +251,27 @@ final class HTTP2Stream {
         }
         done = nextPiece == pieces.count
         return filled
+    }
+
+    /// Appends the next `length` body bytes to `output`: bytes held in
+    /// memory (static assets) are copied once, straight from the asset;
+    /// files are read in place. False when a file no longer holds them.
+    func appendBody(_ length: Int, to output: inout [UInt8]) -> Bool {
+        var left = length
+        while left > 0, nextPiece < pieces.count, case .bytes(let bytes) = pieces[nextPiece] {
+            let start = Int(pieceOffset)
+            let count = min(left, bytes.count - start)
+            output.append(contentsOf: bytes[start..<(start + count)])
+            left -= count
+            pieceOffset += Int64(count)
+            if pieceOffset == Int64(bytes.count) { advance() }
+        }
+        guard left > 0 else { return true }
+        let mark = output.count
+        output.append(contentsOf: repeatElement(0, count: left))
+        var done = false
+        let filled = output.withUnsafeMutableBufferPointer { readBody(into: $0.baseAddress! + mark, length: left, done: &done) }
+        return filled == left
     }
 
     private func advance() {
@@ -427,23 +467,51 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, user in
     return 0
 }
 
-/// nghttp2 asks for the next piece of a response body.
+/// nghttp2 asks for the next piece of a response body. A fixed-length body
+/// is only measured here (NO_COPY): its bytes go out in `http2SendData`, so
+/// they are copied once, into the send buffer, rather than first into
+/// nghttp2's frame buffer. Event streams' bytes are few and copied as before.
 let http2ReadBody: nghttp2_data_source_read_callback = { _, id, buffer, length, flags, _, user in
     guard let buffer, let flags else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
     let session = HTTP2Session.from(user)
     guard let stream = session.streams[id] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
     var done = false
-    let count: Int?
+    let count: Int
     if stream.state == .streaming {
-        count = stream.readEvents(into: buffer, length: length, done: &done)
-        if count == nil { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
+        guard let read = stream.readEvents(into: buffer, length: length, done: &done) else {
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        }
+        count = read
     } else {
-        count = stream.readBody(into: buffer, length: length, done: &done)
-        if count == nil { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        count = Int(min(Int64(length), stream.bodyLeft))
+        stream.bodyLeft -= Int64(count)
+        done = stream.bodyLeft == 0
+        if count > 0 { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_COPY.rawValue) }
     }
     if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
-    if let exchange = stream.exchange { exchange.bytesSent += Int64(count!) }
-    return count!
+    if let exchange = stream.exchange { exchange.bytesSent += Int64(count) }
+    return count
+}
+
+/// One DATA frame measured by `http2ReadBody`: its 9-byte header and its
+/// body bytes, appended together to the send buffer. Once the buffer holds a
+/// batch, nghttp2 is paused so that the batch goes to the socket before more
+/// is gathered (flow-control windows may be far larger than we want to hold).
+private let http2SendData: nghttp2_send_data_callback = { _, frame, header, length, _, user in
+    guard let frame, let header else { return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let session = HTTP2Session.from(user)
+    guard let stream = session.streams[frame.pointee.hd.stream_id] else {
+        return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+    let mark = session.output.count
+    session.output.append(contentsOf: UnsafeBufferPointer(start: header, count: 9))
+    guard stream.appendBody(length, to: &session.output) else {
+        // The file changed under us: this frame never happened, and the
+        // stream is reset, since its promised length cannot be kept.
+        session.output.removeSubrange(mark...)
+        return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+    return session.output.count >= HTTP2Session.sendBatch ? Int32(NGHTTP2_ERR_PAUSE.rawValue) : 0
 }
 
 extension HTTP2Session {

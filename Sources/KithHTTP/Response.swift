@@ -10,6 +10,9 @@ public struct Response: Sendable {
     /// after `headers`. For responses the engine builds once and sends many
     /// times — static assets — so a request does not rebuild them.
     public var preparedHeaders: [UInt8] = []
+    /// The same fields as `preparedHeaders`, lower-cased for HTTP/2, so a
+    /// stream does not parse them back out of the lines.
+    public var preparedFields: [(String, String)] = []
 
     public enum Body: Sendable {
         case bytes([UInt8])

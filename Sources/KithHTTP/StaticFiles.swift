@@ -47,19 +47,27 @@ public final class StaticFiles: Sendable {
         let negotiable: Bool
         let immutableHeaders: [UInt8]
         let revalidatedHeaders: [UInt8]
+        let immutableFields: [(String, String)]
+        let revalidatedFields: [(String, String)]
 
         init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, negotiable: Bool) {
             self.coding = coding
             self.bytes = bytes
             self.etag = etag
             self.negotiable = negotiable
-            let encoding = coding == .identity ? "" : "Content-Encoding: \(coding.rawValue)\r\n"
-            let vary = negotiable ? "Vary: Accept-Encoding\r\n" : ""
-            func lines(_ cacheControl: String) -> [UInt8] {
-                Array("Content-Type: \(contentType)\r\n\(encoding)\(vary)Cache-Control: \(cacheControl)\r\nETag: \(etag)\r\nAccept-Ranges: bytes\r\n".utf8)
+            func fields(_ cacheControl: String) -> [(String, String)] {
+                [("Content-Type", contentType)] + (coding == .identity ? [] : [("Content-Encoding", coding.rawValue)])
+                    + (negotiable ? [("Vary", "Accept-Encoding")] : [])
+                    + [("Cache-Control", cacheControl), ("ETag", etag), ("Accept-Ranges", "bytes")]
             }
-            immutableHeaders = lines(StaticFiles.immutable)
-            revalidatedHeaders = lines(StaticFiles.revalidated)
+            func lines(_ fields: [(String, String)]) -> [UInt8] { Array(fields.map { "\($0): \($1)\r\n" }.joined().utf8) }
+            func lowered(_ fields: [(String, String)]) -> [(String, String)] { fields.map { ($0.lowercased(), $1) } }
+            let immutable = fields(StaticFiles.immutable)
+            let revalidated = fields(StaticFiles.revalidated)
+            immutableHeaders = lines(immutable)
+            revalidatedHeaders = lines(revalidated)
+            immutableFields = lowered(immutable)
+            revalidatedFields = lowered(revalidated)
         }
     }
 
@@ -138,6 +146,7 @@ public final class StaticFiles: Sendable {
         if rangeHeader == nil && conditional == nil {
             var response = Response(status: .ok, body: .bytes(variant.bytes))
             response.preparedHeaders = immutable ? variant.immutableHeaders : variant.revalidatedHeaders
+            response.preparedFields = immutable ? variant.immutableFields : variant.revalidatedFields
             return response
         }
         var headers = HTTPHeaders()

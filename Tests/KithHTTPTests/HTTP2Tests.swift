@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import KithHTTP
+@testable import KithHTTP
 import KithTestSupport
 import Testing
 
@@ -15,6 +15,11 @@ final class HTTP2Harness: @unchecked Sendable {
     let counted = Locked(0)
     /// The content of /file: 100 000 bytes, each its offset modulo 251.
     static let fileBytes = (0..<100_000).map { UInt8($0 % 251) }
+    /// The body of /large, held in memory: 3 MB, each byte its offset modulo 241.
+    static let largeBytes = (0..<(3 << 20)).map { UInt8($0 % 241) }
+    /// Served under /static/: a stylesheet large enough to span several DATA frames.
+    static let styleText = (0..<2_000).map { ".rule-\($0) { margin: \($0 % 7)px; }\n" }.joined()
+    let assets: StaticFiles
 
     init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory("kith-h2")
@@ -22,6 +27,10 @@ final class HTTP2Harness: @unchecked Sendable {
         let filePath = directory.path + "/file.bin"
         try Data(Self.fileBytes).write(to: URL(fileURLWithPath: filePath))
         let temporary = directory.path + "/tmp/"
+        mkdir(directory.path + "/public", 0o700)
+        try Data(Self.styleText.utf8).write(to: URL(fileURLWithPath: directory.path + "/public/site.css"))
+        assets = try StaticFiles(directory: directory.path + "/public")
+        let assets = self.assets
 
         let router = Router<EngineHarness.Context>(makeContext: { EngineHarness.Context(request: $0) })
         let latch = self.latch
@@ -33,6 +42,21 @@ final class HTTP2Harness: @unchecked Sendable {
         }
         router.on(Route(.get, "/file")) { context in
             try Response.file(at: filePath, contentType: "application/octet-stream", request: context.request.head)
+        }
+        router.on(Route(.get, "/large")) { _ in
+            .bytes(Self.largeBytes, contentType: "application/octet-stream")
+        }
+        router.on(Route(.get, "/segments")) { _ in
+            Response(status: .ok, body: .segments([
+                .bytes(Array("head-".utf8)), .file(path: filePath, length: Int64(Self.fileBytes.count)), .bytes(Array("-tail".utf8)),
+            ]))
+        }
+        router.on(Route(.get, "/static/*file", runsInline: true)) { context in
+            let name = context.request.path.dropFirst("/static/".count)
+            guard let response = assets.response(for: String(name), head: context.request.head) else {
+                throw HTTPError(.notFound, "No such file.")
+            }
+            return response
         }
         router.on(Route(.get, "/events")) { _ in
             var headers = HTTPHeaders()
@@ -230,6 +254,69 @@ struct HTTP2Tests {
         #expect((whole["headers"] as? [String: String])?["content-length"] == "100000")
         let beyond = try HTTP2Client.run("get", port: harness.port, ["/file", "range: bytes=200000-"])
         #expect(beyond["status"] as? Int == 416)
+    }
+
+    /// Checks each body of a `bulk` run against what the server holds.
+    private func expectWhole(_ result: [String: Any], _ expected: [String: [UInt8]]) {
+        for (path, bytes) in expected {
+            let got = result[path] as? [String: Any]
+            #expect(got?["status"] as? Int == 200, "\(path)")
+            #expect(got?["reset"] is NSNull, "\(path)")
+            #expect(got?["length"] as? Int == bytes.count, "\(path)")
+            #expect(got?["sha256"] as? String == StaticFiles.hexDigest(bytes), "\(path)")
+        }
+    }
+
+    private var bulkBodies: [String: [UInt8]] {
+        [
+            "/large": HTTP2Harness.largeBytes, "/large?again": HTTP2Harness.largeBytes, "/file": HTTP2Harness.fileBytes,
+            "/segments": Array("head-".utf8) + HTTP2Harness.fileBytes + Array("-tail".utf8),
+            "/static/site.css": Array(HTTP2Harness.styleText.utf8),
+        ]
+    }
+
+    @Test("bodies from memory, a file and segments arrive whole and in order through 4 KB windows and a slow reader")
+    func smallWindows() throws {
+        let harness = try HTTP2Harness()
+        // One copy of the large body: at 4 KB a round trip, two would only add time.
+        let bodies = bulkBodies.filter { $0.key != "/large?again" }
+        let result = try HTTP2Client.run("bulk", port: harness.port, ["4096", "0.0005"] + bodies.keys.sorted())
+        expectWhole(result, bodies)
+    }
+
+    @Test("with windows far larger than the send batch, concurrent large bodies still arrive whole and in order")
+    func largeWindows() throws {
+        let harness = try HTTP2Harness()
+        let bodies = bulkBodies
+        let result = try HTTP2Client.run("bulk", port: harness.port, [String(64 << 20), "0"] + bodies.keys.sorted())
+        expectWhole(result, bodies)
+    }
+
+    @Test("a static asset carries its prepared fields over HTTP/2, per encoding and caching rule")
+    func staticAssetFields() throws {
+        let harness = try HTTP2Harness()
+        let asset = try #require(harness.assets.asset(named: "site.css"))
+        let plain = try HTTP2Client.run("get", port: harness.port, ["/static/site.css"])
+        let plainHeaders = try #require(plain["headers"] as? [String: String])
+        #expect(plain["status"] as? Int == 200)
+        #expect(plainHeaders["content-type"] == "text/css; charset=utf-8")
+        #expect(plainHeaders["cache-control"] == "public, no-cache")
+        #expect(plainHeaders["etag"] == asset.variants[0].etag)
+        #expect(plainHeaders["accept-ranges"] == "bytes")
+        #expect(plainHeaders["vary"] == "Accept-Encoding")
+        #expect(plainHeaders["content-encoding"] == nil)
+        #expect(plainHeaders["content-length"] == String(HTTP2Harness.styleText.utf8.count))
+        #expect(plainHeaders["x-content-type-options"] == "nosniff")
+        #expect(plainHeaders["date"] != nil)
+
+        let gzip = try #require(asset.variant(.gzip))
+        let hashed = try HTTP2Client.run(
+            "get", port: harness.port, ["/static/" + asset.hashedName, "accept-encoding: gzip"])
+        let hashedHeaders = try #require(hashed["headers"] as? [String: String])
+        #expect(hashedHeaders["content-encoding"] == "gzip")
+        #expect(hashedHeaders["cache-control"] == "public, max-age=31536000, immutable")
+        #expect(hashedHeaders["etag"] == gzip.etag)
+        #expect(hashedHeaders["content-length"] == String(gzip.bytes.count))
     }
 
     @Test("an oversized header block is answered 431")

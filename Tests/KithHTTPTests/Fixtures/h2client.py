@@ -175,6 +175,33 @@ def upload(port, size, refuse):
             "sent": sent, "total": len(data), "reset": client.reset.get(sid)}
 
 
+def bulk(port, window, pause, paths):
+    """Fetches `paths` at once on one connection with an INITIAL_WINDOW_SIZE of
+    `window`, reading the socket a little at a time and waiting `pause`
+    seconds between reads, so the server meets closed windows and a full
+    socket. Reports each body's status, length and SHA-256."""
+    import hashlib
+    client = Client(port, window)
+    if window > 65535:
+        client.conn.increment_flow_control_window(window - 65535)
+    else:
+        # A tiny receive buffer fills the server's socket too; with large
+        # windows the client sends nothing back, so delayed ACKs would make
+        # it crawl, and the server outruns Python's reading anyway.
+        client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sids = {client.request(path): path for path in paths}
+
+    def done():
+        time.sleep(pause)
+        return all(s in client.ended or s in client.reset for s in sids)
+
+    client.until(done, seconds=120)
+    return {path: {"status": client.status.get(s), "length": len(client.body[s]),
+                   "sha256": hashlib.sha256(client.body[s]).hexdigest(), "reset": client.reset.get(s),
+                   "headers": client.head.get(s, {})}
+            for s, path in sids.items()}
+
+
 def get(port, path, extra):
     client = Client(port)
     sid = client.request(path, "GET", extra)
@@ -300,6 +327,8 @@ def main():
         result = slow(port, int(args[0]))
     elif command == "upload":
         result = upload(port, int(args[0]), args[1:] == ["refuse"])
+    elif command == "bulk":
+        result = bulk(port, int(args[0]), float(args[1]), args[2:])
     elif command == "get":
         result = get(port, args[0], [tuple(a.split(": ", 1)) for a in args[1:]])
     elif command == "post":
