@@ -21,7 +21,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // libpq: the PostgreSQL backend, chosen with `--database postgres://…`.
-        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Headers only: CLazyLibraries loads libpq.so.5 on the first connection.
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         // libssl: the engine's HTTPS listener, and the outbound client that delivers Web Push messages.
         .systemLibrary(name: "CSSL", path: "Sources/CSSL", providers: [.apt(["libssl-dev"])]),
@@ -35,15 +36,19 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", providers: [.apt(["libbrotli-dev"])]),
         // HTTP/2 framing, HPACK and flow control; the engine drives it from its own loop.
-        .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // Headers only, as for CPostgres: loaded when a connection first speaks h2.
+        .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // What Glibc does not export to Swift: epoll, eventfd, signalfd, sendfile, accept4.
         .target(name: "CKithShim", path: "Sources/CKithShim"),
+        // libpq and libnghttp2 under their own function names, loaded with dlopen
+        // on first use: neither is mapped into a server that never needs it.
+        .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries"),
 
         // The lock the engine and storage share for short, hot critical sections.
         .target(name: "KithSync", path: "Sources/KithSync"),
-        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "CSSL", "KithSync", "CZlib", "CBrotli", "CNghttp2"], path: "Sources/KithHTTP"),
+        .target(name: "KithHTTP", dependencies: ["CKithShim", "CCrypto", "CSSL", "KithSync", "CZlib", "CBrotli", "CNghttp2", "CLazyLibraries"], path: "Sources/KithHTTP"),
         // libcrypto's SHA-256 for the checksums kept of applied migrations.
-        .target(name: "KithStorage", dependencies: ["CSQLite", "CPostgres", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
+        .target(name: "KithStorage", dependencies: ["CSQLite", "CPostgres", "CLazyLibraries", "CCrypto", "KithSync"], path: "Sources/KithStorage"),
         .target(name: "KithTemplates", dependencies: ["CCmark"], path: "Templates"),
         // Random tokens, digests, HMAC and Argon2id password hashing for accounts and sessions.
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),

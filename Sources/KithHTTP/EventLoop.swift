@@ -1,4 +1,5 @@
 import CKithShim
+import CLazyLibraries
 import Glibc
 import KithSync
 
@@ -356,9 +357,13 @@ final class EventLoop: @unchecked Sendable {
                 }
                 if conn.mayStartHTTP2 {
                     switch http2Preface(conn) {
-                    case .complete:
+                    case .complete where kith_lazy_nghttp2_available() != 0:
                         startHTTP2(conn)
                         continue
+                    case .complete:
+                        // Without libnghttp2 the preface is read as an HTTP/1.1
+                        // request, which the parser refuses with a 4xx.
+                        conn.mayStartHTTP2 = false
                     case .partial:
                         guard readMore(conn) else { return }
                         continue

@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CSSL
 import Glibc
 import Synchronization
@@ -306,7 +307,11 @@ private let alpnSelect: @convention(c) (
 ) -> Int32 = { _, out, outLength, list, count, arg in
     guard let list else { return SSL_TLSEXT_ERR_NOACK }
     let offersH2 = Int(bitPattern: arg) & 2 != 0
-    if offersH2 && pick(h2, from: list, count: Int(count), out, outLength) { return SSL_TLSEXT_ERR_OK }
+    // libnghttp2 is loaded by the first client that asks for h2; if it cannot
+    // be, h2 is not offered and the connection goes on as HTTP/1.1.
+    if offersH2 && pick(h2, from: list, count: Int(count), out, outLength) && kith_lazy_nghttp2_available() != 0 {
+        return SSL_TLSEXT_ERR_OK
+    }
     if pick(http11, from: list, count: Int(count), out, outLength) { return SSL_TLSEXT_ERR_OK }
     return SSL_TLSEXT_ERR_ALERT_FATAL
 }

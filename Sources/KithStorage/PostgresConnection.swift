@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CPostgres
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +56,10 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     private static func connect(_ conninfo: String) throws(DatabaseError) -> OpaquePointer {
+        // libpq is loaded here, on the first connection, not at start.
+        if let why = kith_lazy_libpq_error() {
+            throw DatabaseError(sqlState: "08001", primary: "libpq is not installed, and PostgreSQL needs it (Debian: apt install libpq5): \(String(cString: why))", table: nil, column: nil, constraint: nil, detail: nil, sql: nil)
+        }
         guard let handle = PQconnectdb(conninfo) else {
             throw DatabaseError(sqlState: "08001", primary: "out of memory opening a PostgreSQL connection", table: nil, column: nil, constraint: nil, detail: nil, sql: nil)
         }

@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CPostgres
 import Synchronization
 #if canImport(Glibc)
@@ -83,6 +84,10 @@ public final class PostgresListener: Sendable {
     }
 
     private func connect(onFailure: (String) -> Void) -> OpaquePointer? {
+        if let why = kith_lazy_libpq_error() {
+            onFailure("libpq is not installed: \(String(cString: why))")
+            return nil
+        }
         // `dbname` may be a whole URL or conninfo string (expand_dbname);
         // the application name is added to whatever it says.
         let keys = ["dbname", "application_name"], values = [url, applicationName]
