@@ -73,6 +73,8 @@
       (nghttp2_session_callbacks *cbs, nghttp2_on_header_callback cb), (cbs, cb)) \
     V(nghttp2_session_callbacks_set_on_stream_close_callback, \
       (nghttp2_session_callbacks *cbs, nghttp2_on_stream_close_callback cb), (cbs, cb)) \
+    V(nghttp2_session_callbacks_set_send_data_callback, \
+      (nghttp2_session_callbacks *cbs, nghttp2_send_data_callback cb), (cbs, cb)) \
     F(int, nghttp2_session_consume, (nghttp2_session *session, int32_t stream_id, size_t size), \
       (session, stream_id, size)) \
     F(int, nghttp2_session_consume_connection, (nghttp2_session *session, size_t size), (session, size)) \
