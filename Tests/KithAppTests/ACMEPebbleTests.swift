@@ -30,11 +30,12 @@ struct ACMEPebbleTests {
                 configuration.acme.caFile = pebble.caFile
                 configuration.acme.domains = [ACMEPebbleTests.domain]
                 configuration.acme.email = "ops@example.com"
-                configuration.acme.installer = installer
                 // The test runs each check itself, once pebble is up.
                 configuration.acme.renewsInBackground = false
             })
             self.pebble = pebble
+            // As the server attaches its HTTPS port; nothing is stored yet, so nothing is installed here.
+            harness.app.certificates.attach(installer)
             try pebble.start(httpPort: challengePort?(harness) ?? harness.port)
         }
 

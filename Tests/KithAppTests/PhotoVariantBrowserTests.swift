@@ -7,18 +7,7 @@ import Testing
 struct PhotoVariantBrowserTests {
     /// A 375-pixel touch phone at three device pixels per CSS pixel, as
     /// most phones are: it asks for the most pixels a phone ever does.
-    static var capabilities: [String: Any] {
-        [
-            "alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": [
-                    "binary": BrowserTests.chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-                    "mobileEmulation": ["deviceMetrics": ["width": 375, "height": 812, "pixelRatio": 3, "touch": true]],
-                ],
-            ]
-        ]
-    }
+    static var capabilities: [String: Any] { BrowserTests.emulating(width: 375, height: 812, pixelRatio: 3, touch: true) }
 
     /// Scrolls through the page and every sideways row so every photo is
     /// fetched (an upper bound on what a person scrolling would cost), then

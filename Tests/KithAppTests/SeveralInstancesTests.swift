@@ -6,55 +6,20 @@ import KithStorage
 import KithTestSupport
 import Testing
 
-/// Real `kith serve` processes on one migrated PostgreSQL database and one
-/// shared media directory, each with a data directory of its own, as
-/// several instances behind a proxy run; the test reads the database
-/// directly to count what the instances did.
-private final class Instances {
-    let postgres: PostgresTestDatabase
-    let directory: TemporaryDirectory
-    let database: Database
-    private(set) var processes: [KithProcess] = []
-
-    var media: String { directory.path + "/media" }
-
-    /// Nil without `KITH_TEST_DATABASE`.
-    static func make() throws -> Instances? {
-        guard let postgres = try PostgresTestDatabase.fresh() else { return nil }
-        return try Instances(postgres)
+extension Instances {
+    /// One more instance on the shared media directory, as several
+    /// instances behind a proxy run.
+    fileprivate func launchSharingMedia(_ environment: [String: String] = [:]) throws -> Instance {
+        try launch(environment, arguments: ["--media", media])
     }
-
-    private init(_ postgres: PostgresTestDatabase) throws {
-        self.postgres = postgres
-        directory = try TemporaryDirectory("kith-instances")
-        database = try Database(postgresURL: postgres.url)
-    }
-
-    /// Starts one more instance; `environment` is added to its own.
-    func launch(_ environment: [String: String] = [:]) throws -> KithProcess {
-        let data = directory.path + "/data-\(processes.count)"
-        let process = try KithProcess(
-            wrapper: ["/usr/bin/env"] + environment.map { "\($0.key)=\($0.value)" },
-            arguments: ["serve", "--port", "0", "--data", data, "--database", postgres.url, "--media", media, "--quiet"])
-        processes.append(process)
-        return process
-    }
-
-    func count(_ sql: SQL) throws -> Int64 { try database.read { try $0.queryValue(sql, as: Int64.self) } ?? 0 }
 
     /// Moves every waiting digest's events ten minutes into the past, so
     /// the next sweep on any instance finds them due.
-    func backdateDigests() throws {
+    fileprivate func backdateDigests() throws {
         try database.write { tx in
             try tx.execute("UPDATE notification_digests SET first_event_at = first_event_at - 600, last_event_at = last_event_at - 600")
             try tx.execute("UPDATE notification_scopes SET last_event_at = last_event_at - 600")
         }
-    }
-
-    deinit {
-        for process in processes where process.process.isRunning { process.signal(SIGKILL) }
-        for process in processes { _ = process.wait(timeout: 10) }
-        database.close()
     }
 }
 
@@ -63,7 +28,7 @@ private struct Person {
     let id: Int64
     let cookie: String
 
-    init(_ instances: Instances, on process: KithProcess, _ username: String) throws {
+    init(_ instances: Instances, on process: Instances.Instance, _ username: String) throws {
         let session = WebSession(port: process.port)
         let response = try session.post(
             "/signup",
@@ -75,7 +40,7 @@ private struct Person {
     }
 
     /// Their signed-in session on `process`: any instance knows the cookie.
-    func on(_ process: KithProcess) -> WebSession {
+    func on(_ process: Instances.Instance) -> WebSession {
         let session = WebSession(port: process.port)
         session.setCookie("kith_session", cookie)
         return session
@@ -95,7 +60,7 @@ private func eventually(_ timeout: Double, _ condition: () throws -> Bool) throw
 private let states = ["ID", "OH", "UT", "TX", "CA", "NY", "WA", "OR", "NV", "AZ"]
 
 /// Dad's game with Mom and the kid in it, made and joined across instances.
-private func family(_ instances: Instances, _ a: KithProcess, _ b: KithProcess) throws -> (dad: Person, mom: Person, kid: Person, game: Int64) {
+private func family(_ instances: Instances, _ a: Instances.Instance, _ b: Instances.Instance) throws -> (dad: Person, mom: Person, kid: Person, game: Int64) {
     let dad = try Person(instances, on: a, "dad")
     let mom = try Person(instances, on: b, "mom")
     let kid = try Person(instances, on: a, "kid")
@@ -110,7 +75,7 @@ private func family(_ instances: Instances, _ a: KithProcess, _ b: KithProcess) 
 }
 
 /// Spots through both instances in turn: dad all of `states`, mom and the kid one each.
-private func burst(_ a: KithProcess, _ b: KithProcess, _ people: (dad: Person, mom: Person, kid: Person, game: Int64)) throws {
+private func burst(_ a: Instances.Instance, _ b: Instances.Instance, _ people: (dad: Person, mom: Person, kid: Person, game: Int64)) throws {
     let dadSessions = [people.dad.on(a), people.dad.on(b)]
     for (index, state) in states.enumerated() {
         #expect(try Plates.spot(dadSessions[index % 2], people.game, state).status == 303)
@@ -130,8 +95,8 @@ struct SeveralInstancesTests {
     @Test("a burst of spots through two instances reaches each player as one inbox entry, once")
     func digestOnce() throws {
         guard let instances = try Instances.make() else { return }
-        let a = try instances.launch()
-        let b = try instances.launch()
+        let a = try instances.launchSharingMedia()
+        let b = try instances.launchSharingMedia()
         let people = try family(instances, a, b)
         try burst(a, b, people)
         #expect(try instances.count("SELECT count(*) FROM notifications") == 0, "nothing goes out before the quiet period")
@@ -152,8 +117,8 @@ struct SeveralInstancesTests {
         guard let instances = try Instances.make() else { return }
         let marker = instances.directory.path + "/holding"
         let hold = ["KITH_TEST_HOLD_SWEEP": marker]
-        let a = try instances.launch(hold)
-        let b = try instances.launch(hold)
+        let a = try instances.launchSharingMedia(hold)
+        let b = try instances.launchSharingMedia(hold)
         let people = try family(instances, a, b)
         try burst(a, b, people)
 
@@ -165,11 +130,11 @@ struct SeveralInstancesTests {
             holder = (try? String(contentsOfFile: marker, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
             return holder != 0
         })
-        let killed = try #require([a, b].first { $0.process.processIdentifier == holder })
+        let killed = try #require([a, b].first { $0.process.process.processIdentifier == holder })
         let survivor = killed === a ? b : a
         #expect(try instances.count("SELECT count(*) FROM notifications") == 0, "nothing is visible before the commit")
-        killed.signal(SIGKILL)
-        #expect(killed.wait(timeout: 10) != nil)
+        killed.process.signal(SIGKILL)
+        #expect(killed.process.wait(timeout: 10) != nil)
 
         #expect(try eventually(30) { try instances.count("SELECT count(*) FROM notification_digests") == 0 })
         usleep(useconds_t(Self.twoSweeps * 1_000_000))
@@ -183,7 +148,7 @@ struct SeveralInstancesTests {
     @Test("a tally due for its reset is reset once, by one of two instances")
     func tallyResetOnce() throws {
         guard let instances = try Instances.make() else { return }
-        let a = try instances.launch()
+        let a = try instances.launchSharingMedia()
         let ada = try Person(instances, on: a, "ada")
         let session = ada.on(a)
         let created = try session.post(
@@ -194,8 +159,8 @@ struct SeveralInstancesTests {
         try instances.database.write { tx in
             try tx.execute("UPDATE tallies SET next_reset_at = \(Int64(time(nil)) - 60) WHERE id = \(id)")
         }
-        _ = try instances.launch()
-        _ = try instances.launch()
+        _ = try instances.launchSharingMedia()
+        _ = try instances.launchSharingMedia()
         #expect(try eventually(40) { try instances.count("SELECT count FROM tallies WHERE id = \(id)") == 0 })
         usleep(2_000_000)
         #expect(try instances.count("SELECT count(*) FROM tally_history WHERE tally_id = \(id) AND kind = 'reset'") == 1)
@@ -205,8 +170,8 @@ struct SeveralInstancesTests {
     @Test("a photo uploaded through one instance is served by another from the shared media directory, its variants made once")
     func sharedMedia() throws {
         guard let instances = try Instances.make() else { return }
-        let a = try instances.launch()
-        let b = try instances.launch()
+        let a = try instances.launchSharingMedia()
+        let b = try instances.launchSharingMedia()
         let host = try Person(instances, on: a, "hana")
         let friend = try Person(instances, on: b, "fred")
         let hostSession = host.on(a)

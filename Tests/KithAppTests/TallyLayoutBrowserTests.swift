@@ -11,20 +11,7 @@ import Testing
 struct TallyLayoutBrowserTests {
     static let enabled = Tools.browser
 
-    /// A browser whose viewport is exactly `width` × `height` (headless
-    /// Chromium will not make a window narrower than 500 px).
-    static func capabilities(width: Int, height: Int) -> [String: Any] {
-        [
-            "alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": [
-                    "binary": BrowserTests.chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-                    "mobileEmulation": ["deviceMetrics": ["width": width, "height": height, "pixelRatio": 1]],
-                ],
-            ]
-        ]
-    }
+    static func capabilities(width: Int, height: Int) -> [String: Any] { BrowserTests.emulating(width: width, height: height) }
 
     /// Opens `path` for `session`'s person in a browser of the given size.
     static func browse(

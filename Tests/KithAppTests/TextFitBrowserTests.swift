@@ -93,18 +93,7 @@ struct TextFitBrowserTests {
         """
 
     /// A phone's viewport, exactly: headless Chromium will not make a window narrower than 500 px.
-    static var capabilities: [String: Any] {
-        [
-            "alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": [
-                    "binary": BrowserTests.chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-                    "mobileEmulation": ["deviceMetrics": ["width": 375, "height": 800, "pixelRatio": 1]],
-                ]
-            ]
-        ]
-    }
+    static var capabilities: [String: Any] { BrowserTests.emulating(width: 375, height: 800) }
 
     static func session(_ driver: WebDriver, signedInAs session: WebSession, base: String) throws -> WebDriverSession {
         let browser = try driver.newSession(capabilities: Self.capabilities)

@@ -75,8 +75,15 @@ final class WebSession: @unchecked Sendable {
 
     func setCookie(_ name: String, _ value: String?) { cookies[name] = value }
 
-    private func send(_ method: String, _ path: String, body: [UInt8], headers: [String: String]) throws -> TestResponse {
-        let client = try connect?() ?? TestClient(port: port)
+    private func send(_ method: String, _ path: String, body: [UInt8], headers: [String: String], retried: Bool = false) throws -> TestResponse {
+        var client = try connect?() ?? TestClient(port: port)
+        // The server may close a connection that has sent nothing for its
+        // header timeout (a slow client's defence), timed from accept. A
+        // test thread stalled that long on a loaded machine between connect
+        // and send then finds its fresh connection gone. Closed before the
+        // send, the server cannot have seen the request: a new connection
+        // is safe for any method, as a browser treats a stale idle socket.
+        if client.peerClosed { client = try connect?() ?? TestClient(port: port) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if !cookies.isEmpty {
             head += "Cookie: " + cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n"
@@ -84,8 +91,18 @@ final class WebSession: @unchecked Sendable {
         if let forwardedFor { head += "X-Forwarded-For: \(forwardedFor)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-        try client.send(Array((head + "\r\n").utf8) + body)
-        let response = try client.readResponse(timeout: 20)
+        let response: TestResponse
+        do {
+            try client.send(Array((head + "\r\n").utf8) + body)
+            response = try client.readResponse(timeout: 20)
+        } catch where method == "GET" && client.bytesReceived == 0 && client.peerClosed && !retried {
+            // Closed after the send with no answer: the close may still have
+            // come first (a stall between the check above and the send), but
+            // the server might also have read the request. Only an
+            // idempotent request may go again without knowing (RFC 9110
+            // §9.2.2); a post's failure stands.
+            return try send(method, path, body: body, headers: headers, retried: true)
+        }
         for (name, value) in response.headers where name.lowercased() == "set-cookie" {
             let pair = value.split(separator: ";", maxSplits: 1)[0]
             guard let equals = pair.firstIndex(of: "=") else { continue }

@@ -58,14 +58,7 @@ final class HTTP2Harness: @unchecked Sendable {
             }
             return response
         }
-        router.on(Route(.get, "/events")) { _ in
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/event-stream")
-            return Response(status: .ok, headers: headers, body: .stream({ stream in
-                streams.withLock { $0.append(stream) }
-                _ = stream.write(": open\n\n")
-            }))
-        }
+        router.onEventStream(Route(.get, "/events"), keepingIn: streams)
         router.on(Route(.get, "/publish")) { context in
             let text = context.request.query["text"] ?? ""
             let refused = ResponseStream.write(Array("data: \(text)\n\n".utf8), to: streams.value)

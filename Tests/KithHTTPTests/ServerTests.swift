@@ -79,14 +79,7 @@ final class EngineHarness: @unchecked Sendable {
         router.on(Self.download) { context in
             try Response.file(at: downloadPath, contentType: "text/plain", request: context.request.head)
         }
-        router.on(Self.events) { _ in
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/event-stream")
-            return Response(status: .ok, headers: headers, body: .stream({ stream in
-                streams.withLock { $0.append(stream) }
-                _ = stream.write(": open\n\n")
-            }))
-        }
+        router.onEventStream(Self.events, keepingIn: streams)
         router.on(Self.whoami) { context in .text(context.request.remoteAddress) }
         let counted = self.counted
         router.on(Self.count) { _ in

@@ -35,14 +35,7 @@ final class TLSHarness: @unchecked Sendable {
         router.on(Route(.get, "/.well-known/acme-challenge/:token")) { context in
             .text("key authorisation for " + (try context.request.parameter("token", as: String.self)))
         }
-        router.on(Route(.get, "/events")) { _ in
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/event-stream")
-            return Response(status: .ok, headers: headers, body: .stream({ stream in
-                streams.withLock { $0.append(stream) }
-                _ = stream.write(": open\n\n")
-            }))
-        }
+        router.onEventStream(Route(.get, "/events"), keepingIn: streams)
 
         certificates = TLSCertificates()
         if let serial { try Self.install(certificates, serial: serial, in: directory) }

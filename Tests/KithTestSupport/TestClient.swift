@@ -62,8 +62,27 @@ public final class TestClient {
 
     public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// Bytes the server has sent on this connection so far.
+    public private(set) var bytesReceived = 0
+
+    /// Whether the server has already closed (or reset) this connection:
+    /// its end of stream waits in the socket. Peeks without waiting and
+    /// without consuming anything, on the raw socket (under TLS an early
+    /// session ticket is data, not a close).
+    public var peerClosed: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE))
+    }
+
     /// Reads once, waiting up to `timeout`. nil on timeout, [] on end of stream.
     public func readSome(timeout: Double) throws -> [UInt8]? {
+        let bytes = try readSomeRaw(timeout: timeout)
+        bytesReceived += bytes?.count ?? 0
+        return bytes
+    }
+
+    private func readSomeRaw(timeout: Double) throws -> [UInt8]? {
         if let ssl { return try readSomeTLS(ssl, timeout: timeout) }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(timeout * 1000))

@@ -33,9 +33,6 @@ public struct ACMEOptions: Sendable {
     /// Whether the server's background task checks; tests that drive
     /// `CertificateManager.check()` themselves turn it off.
     public var renewsInBackground = true
-    /// Given the certificate once issued, and at start the one on disk.
-    /// Nil until the TLS layer is configured: certificates are then only stored.
-    public var installer: (any CertificateInstalling)?
 
     public init() {}
 

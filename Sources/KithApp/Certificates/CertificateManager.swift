@@ -34,9 +34,9 @@ public final class CertificateManager: Sendable {
     }
     private let state = Lock(State())
     private let attached = Lock<(any CertificateInstalling)?>(nil)
-    /// Where certificates go: the TLS layer once the server has attached it,
-    /// or what the options name (a recorder, in tests).
-    private var installer: (any CertificateInstalling)? { attached.withLock { $0 } ?? options.installer }
+    /// Where certificates go once attached: the TLS layer (or a recorder, in
+    /// tests). Until then certificates are only stored.
+    private var installer: (any CertificateInstalling)? { attached.withLock { $0 } }
     /// One issuance at a time: the background check and a foreground
     /// `issueNow` would otherwise race on the same files.
     private let running = Lock(())
