@@ -14,11 +14,8 @@ struct HTMLBufferTests {
         page.appendLiteral("<table>")
         expected += "<table>"
         for row in rows {
-            page.appendLiteral("<tr><td>")
-            page.appendInterpolation(row.id)
-            page.appendLiteral("</td><td>")
-            page.appendInterpolation(row.name)
-            page.appendLiteral("</td></tr>")
+            // Each row is its own small interpolation, spliced into the page.
+            page.appendInterpolation("<tr><td>\(row.id)</td><td>\(row.name)</td></tr>" as HTML)
             expected += "<tr><td>\(row.id)</td><td>\(Escaping.escape(row.name))</td></tr>"
         }
         page.appendLiteral("</table>")
