@@ -16,8 +16,8 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
         bytes = literal.withUTF8Buffer { Array($0) }
     }
 
-    public init(stringInterpolation: StringInterpolation) {
-        bytes = stringInterpolation.bytes
+    public init(stringInterpolation: consuming StringInterpolation) {
+        bytes = stringInterpolation.finish()
     }
 
     /// Inserts text without escaping. Only for HTML produced by a trusted
@@ -47,69 +47,116 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
     public var description: String { string }
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Writes into an array kept longer than what is written, in place:
+    /// `Array.append(contentsOf:)` costs about a hundred instructions a call
+    /// whatever it copies, and a page makes dozens of such calls. The zeros
+    /// past `count` are cut off once, in `finish`.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var bytes: [UInt8]
+        private var storage: [UInt8]
+        private var count = 0
 
         public init(literalCapacity: Int, interpolationCount: Int) {
-            bytes = []
-            bytes.reserveCapacity(literalCapacity + interpolationCount * 16)
+            storage = [UInt8](repeating: 0, count: Swift.max(64, literalCapacity + interpolationCount * 16))
+        }
+
+        /// The bytes written, leaving the interpolation empty.
+        mutating func finish() -> [UInt8] {
+            var written: [UInt8] = []
+            swap(&written, &storage)
+            written.removeLast(written.count - count)
+            count = 0
+            return written
+        }
+
+        /// Room for `extra` more bytes past `count`, at least doubling.
+        private mutating func makeRoom(_ extra: Int) {
+            let needed = count + extra
+            guard needed > storage.count else { return }
+            storage.append(contentsOf: repeatElement(0, count: Swift.max(needed, storage.count * 2) - storage.count))
+        }
+
+        @inline(__always)
+        mutating func write(_ source: UnsafeBufferPointer<UInt8>) {
+            guard let base = source.baseAddress, !source.isEmpty else { return }
+            makeRoom(source.count)
+            let offset = count
+            storage.withUnsafeMutableBufferPointer { target in
+                (target.baseAddress! + offset).update(from: base, count: source.count)
+            }
+            count += source.count
+        }
+
+        @inline(__always)
+        mutating func write(_ byte: UInt8) {
+            makeRoom(1)
+            storage[count] = byte
+            count += 1
+        }
+
+        mutating func write(_ text: StaticString) {
+            text.withUTF8Buffer { write($0) }
+        }
+
+        mutating func write(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { write($0) }
         }
 
         public mutating func appendLiteral(_ literal: StaticString) {
-            literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            write(literal)
         }
 
         /// Text is escaped.
         public mutating func appendInterpolation(_ text: String) {
-            Escaping.append(text, to: &bytes)
+            Escaping.forEachPiece(of: text) { write($0) }
         }
 
         public mutating func appendInterpolation(_ text: Substring) {
-            Escaping.append(String(text), to: &bytes)
+            appendInterpolation(String(text))
         }
 
         public mutating func appendInterpolation(_ html: HTML) {
-            bytes.append(contentsOf: html.bytes)
+            write(html.bytes)
         }
 
         public mutating func appendInterpolation(_ html: HTML?) {
-            if let html { bytes.append(contentsOf: html.bytes) }
+            if let html { write(html.bytes) }
         }
 
         public mutating func appendInterpolation(_ parts: [HTML]) {
-            for part in parts { bytes.append(contentsOf: part.bytes) }
+            for part in parts { write(part.bytes) }
         }
 
         public mutating func appendInterpolation<N: BinaryInteger>(_ number: N) {
-            bytes.append(contentsOf: String(number).utf8)
+            var digits = String(number)
+            digits.withUTF8 { write($0) }
         }
 
         // The common integers skip `String(number)`, which goes through a
         // generic conversion and an allocation: ids are on every row of a list.
         public mutating func appendInterpolation(_ number: Int) {
-            Escaping.appendDecimal(Int64(number), to: &bytes)
+            Escaping.withDecimal(Int64(number)) { write($0) }
         }
 
         public mutating func appendInterpolation(_ number: Int64) {
-            Escaping.appendDecimal(number, to: &bytes)
+            Escaping.withDecimal(number) { write($0) }
         }
 
         /// ` name="value"`, escaped; nothing when the value is nil. Boolean
         /// attributes use `attribute(_:when:)`.
         public mutating func appendInterpolation(attribute name: StaticString, _ value: String?) {
             guard let value else { return }
-            bytes.append(0x20)
-            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: [0x3D, 0x22])
-            Escaping.append(value, to: &bytes)
-            bytes.append(0x22)
+            write(0x20)
+            write(name)
+            write("=\"")
+            appendInterpolation(value)
+            write(0x22)
         }
 
         /// ` name` when `condition` holds (`disabled`, `checked`, `required`).
         public mutating func appendInterpolation(attribute name: StaticString, when condition: Bool) {
             guard condition else { return }
-            bytes.append(0x20)
-            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            write(0x20)
+            write(name)
         }
     }
 }
@@ -129,6 +176,13 @@ extension Array where Element == HTML {
 /// everywhere, so the same function is right for text and for quoted attribute values.
 public enum Escaping {
     public static func append(_ text: String, to output: inout [UInt8]) {
+        forEachPiece(of: text) { output.append(contentsOf: $0) }
+    }
+
+    /// Hands `write` the escaped text in pieces: runs of the input that need
+    /// nothing, copied in bulk, and the replacements between them.
+    @inline(__always)
+    static func forEachPiece(of text: String, _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
         text.withUTF8 { input in
             guard let base = input.baseAddress else { return }
@@ -156,14 +210,14 @@ public enum Escaping {
                     continue
                 }
                 if index > runStart {
-                    output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                    write(UnsafeBufferPointer(start: base + runStart, count: index - runStart))
                 }
-                replacement.withUTF8Buffer { output.append(contentsOf: $0) }
+                replacement.withUTF8Buffer { write($0) }
                 index += 1
                 runStart = index
             }
             if runStart < count {
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+                write(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
             }
         }
     }
@@ -183,18 +237,22 @@ public enum Escaping {
         return (has(0x26) | has(0x3C) | has(0x3E) | has(0x22) | has(0x27)) != 0
     }
 
-    /// Decimal digits of `value`, written straight into `output`.
-    static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
-        if value < 0 { output.append(0x2D) }
+    /// The decimal digits of `value`, from a buffer on the stack.
+    @inline(__always)
+    static func withDecimal(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
             var start = digits.count
             repeat {
                 start -= 1
                 digits[start] = 0x30 &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            if value < 0 {
+                start -= 1
+                digits[start] = 0x2D
+            }
+            body(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -23,8 +23,16 @@ final class ReaderPool: Sendable {
         var isClosed = false
         /// Threads holding a reader: a second read on the same thread is a
         /// mistake (it sees another snapshot, and with every reader out it
-        /// would wait for itself forever).
-        var borrowers: Set<UInt> = []
+        /// would wait for itself forever). An array: it holds at most
+        /// `capacity` threads, and a linear scan of those costs less than
+        /// hashing on every read.
+        var borrowers: [UInt] = []
+
+        mutating func removeBorrower(_ thread: UInt) {
+            guard let index = borrowers.firstIndex(of: thread) else { return }
+            borrowers.swapAt(index, borrowers.count - 1)
+            borrowers.removeLast()
+        }
     }
 
     private let state: Lock<State>
@@ -64,7 +72,7 @@ final class ReaderPool: Sendable {
         available.wait()
         let lent = state.withLock { state -> Lent in
             guard !state.isClosed else { return .closed }
-            state.borrowers.insert(thread)
+            state.borrowers.append(thread)
             if let connection = state.idle.popLast() { return .idle(connection) }
             // Holding a permit with none idle means one is still unopened.
             state.opened += 1
@@ -83,7 +91,7 @@ final class ReaderPool: Sendable {
             } catch {
                 state.withLock {
                     $0.opened -= 1
-                    $0.borrowers.remove(thread)
+                    $0.removeBorrower(thread)
                 }
                 available.signal()
                 throw error
@@ -93,7 +101,7 @@ final class ReaderPool: Sendable {
         defer {
             connection.reclaim()
             state.withLock {
-                $0.borrowers.remove(thread)
+                $0.removeBorrower(thread)
                 $0.idle.append(connection)
             }
             available.signal()

@@ -115,11 +115,35 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     func begin(immediate: Bool) throws(DatabaseError) {
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", cached: true)
+        if immediate {
+            try runTransactionStatement(&beginImmediate, "BEGIN IMMEDIATE")
+        } else {
+            try runTransactionStatement(&beginDeferred, "BEGIN DEFERRED")
+        }
     }
 
     func commit() throws(DatabaseError) {
-        try execute("COMMIT", cached: true)
+        try runTransactionStatement(&commitStatement, "COMMIT")
+    }
+
+    // BEGIN and COMMIT run around every read and write. Kept out of the
+    // cache, they skip hashing their text twice per transaction and are
+    // never evicted by a burst of other SQL.
+    private var beginDeferred: Statement?
+    private var beginImmediate: Statement?
+    private var commitStatement: Statement?
+
+    private func runTransactionStatement(_ slot: inout Statement?, _ sql: String) throws(DatabaseError) {
+        let statement: Statement
+        if let prepared = slot {
+            statement = prepared
+        } else {
+            statement = try prepare(sql, persistent: true)
+            slot = statement
+        }
+        statementCounter?.increment()
+        defer { statement.reset() }
+        try statement.run()
     }
 
     /// Rolls back if a transaction is still open. SQLite may already have rolled
@@ -140,6 +164,12 @@ final class SQLiteConnection: @unchecked Sendable {
             statement.finalize()
         }
         cache.removeAll()
+        for statement in [beginDeferred, beginImmediate, commitStatement] {
+            statement?.finalize()
+        }
+        beginDeferred = nil
+        beginImmediate = nil
+        commitStatement = nil
         // With all statements finalized this closes at once; the v2 variant
         // would otherwise defer the close instead of failing with SQLITE_BUSY.
         sqlite3_close_v2(handle)
@@ -289,12 +319,14 @@ extension SQLiteConnection: Queryable {
         let statement = try acquire(sql, cached: true)
         defer { release(statement) }
         var rows: [Row] = []
+        rows.reserveCapacity(statement.rowCountHint)
         var columns: Row.Columns?
         while try statement.step() {
             let layout = columns ?? statement.columns()
             columns = layout
             rows.append(statement.row(columns: layout))
         }
+        statement.rememberRowCount(rows.count)
         return rows
     }
 

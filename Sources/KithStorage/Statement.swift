@@ -118,12 +118,34 @@ final class Statement {
     /// Copies the current row out of SQLite.
     func row(columns: Row.Columns) -> Row {
         let count = sqlite3_column_count(handle)
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(Int(count))
-        for index in 0..<count {
-            values.append(value(at: index))
+        // Short rows as array literals: those get storage of the exact size
+        // from one allocation, where reserving and appending (or
+        // `init(unsafeUninitializedCapacity:)`) runs the array's unspecialized
+        // growth code, which cost more than reading the values.
+        let values: [DatabaseValue]
+        switch count {
+        case 1: values = [value(at: 0)]
+        case 2: values = [value(at: 0), value(at: 1)]
+        case 3: values = [value(at: 0), value(at: 1), value(at: 2)]
+        case 4: values = [value(at: 0), value(at: 1), value(at: 2), value(at: 3)]
+        default:
+            var all: [DatabaseValue] = []
+            all.reserveCapacity(Int(count))
+            for index in 0..<count {
+                all.append(value(at: index))
+            }
+            values = all
         }
         return Row(columns: columns, values: values)
+    }
+
+    /// Rows the last run of this statement returned, capped: a query that
+    /// runs often tends to return about as many rows each time, so the next
+    /// result array can be sized once instead of doubling its way there.
+    private(set) var rowCountHint = 0
+
+    func rememberRowCount(_ count: Int) {
+        rowCountHint = min(count, 256)
     }
 
     private func value(at index: Int32) -> DatabaseValue {

@@ -8,8 +8,11 @@ import Glibc
 public final class Lock<Value>: @unchecked Sendable {
     // Every access to `value` happens inside `withLock`, which is what makes
     // this type Sendable; the mutex lives on the heap for a stable address.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value: Value
+    // Both are visible to inlined `withLock` bodies only.
+    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// The mutex already makes access exclusive; Swift's run-time check of a
+    /// class property's exclusivity cost more than taking the lock.
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -25,7 +28,9 @@ public final class Lock<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    /// Inlinable so that each caller gets it specialized for its value and
+    /// result: the generic version is what every lock in a request paid for.
+    @inlinable @inline(__always)
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

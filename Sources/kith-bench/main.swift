@@ -142,10 +142,15 @@ router.on(plaintext) { _ in
 }
 router.on(fortunes) { _ in
     var list = try database.read { db in
-        try db.query("SELECT id, message FROM fortune").map { row in
+        let rows = try db.query("SELECT id, message FROM fortune")
+        var list: [Fortune] = []
+        // Room for the one added below, so adding it does not copy the list.
+        list.reserveCapacity(rows.count + 1)
+        for row in rows {
             // By position: the query names its two columns in this order.
-            Fortune(id: try row.get(0), message: try row.get(1))
+            list.append(Fortune(id: try row.get(0), message: try row.get(1)))
         }
+        return list
     }
     list.append(Fortune(id: 0, message: "Additional fortune added at request time."))
     // Code-point order, which for these (NFC) messages is String's own order,
