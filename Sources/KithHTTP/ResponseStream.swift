@@ -47,8 +47,14 @@ public final class ResponseStream: Sendable {
 
     /// The same bytes to many streams, as one publish does: each stream queues
     /// them (sharing the one buffer while its queue was empty), and each event
-    /// loop is told once about all of its streams that need sending, instead
-    /// of once per stream. Returns the streams that refused the bytes.
+    /// loop is told about its streams that need sending a batch at a time,
+    /// instead of once per stream. Returns the streams that refused the bytes.
+    ///
+    /// A batch, not the whole list: a loop told only at the end would sit idle
+    /// while ten thousand streams are queued, and every stream's send would
+    /// wait for that pass. Told every `wakeBatch` streams, each loop starts
+    /// sending its share while the rest are still being queued; a loop already
+    /// busy takes later batches after its pass, at no extra wake-up.
     ///
     /// An array, not any sequence: a generic parameter is not specialised
     /// across modules, and unspecialised iteration cost more per stream
@@ -64,15 +70,28 @@ public final class ResponseStream: Sendable {
             let (accepted, wake) = stream.enqueue(bytes)
             if !accepted { refused.append(stream) }
             guard wake else { continue }
-            if let index = wakes.firstIndex(where: { $0.loop === stream.loop }) {
-                wakes[index].ids.append(stream.connection)
+            let index: Int
+            if let found = wakes.firstIndex(where: { $0.loop === stream.loop }) {
+                index = found
             } else {
-                wakes.append((stream.loop, [stream.connection]))
+                index = wakes.count
+                wakes.append((stream.loop, []))
+                wakes[index].ids.reserveCapacity(wakeBatch)
+            }
+            wakes[index].ids.append(stream.connection)
+            if wakes[index].ids.count >= wakeBatch {
+                stream.loop.streamsNeedAttention(wakes[index].ids)
+                wakes[index].ids.removeAll(keepingCapacity: true)
             }
         }
-        for (loop, ids) in wakes { loop.streamsNeedAttention(ids) }
+        for (loop, ids) in wakes where !ids.isEmpty { loop.streamsNeedAttention(ids) }
         return refused
     }
+
+    /// Streams per wake-up of a loop during `write(_:to:)`: small enough that
+    /// the first sends start within microseconds, large enough that the inbox
+    /// lock is taken a few dozen times for ten thousand streams, not thousands.
+    static let wakeBatch = 128
 
     /// Appends under the lock; says whether the stream took the bytes, and
     /// whether its loop must be told (it has not been since it last looked).

@@ -51,4 +51,31 @@ struct StreamSendTests {
         #expect(try client.read(until: "data: after\n\n", timeout: 5).contains("data: after"))
         #expect(stream.isOpen)
     }
+
+    @Test("one write to many streams on one loop reaches every stream, past the batches the loop is told about, and again for the next write")
+    func manyStreamsOneWrite() throws {
+        // One loop, so its share is every stream: two full wake-up batches
+        // and a remainder that only the final wake-up announces.
+        let harness = try EngineHarness {
+            $0.eventLoops = 1
+            $0.maxConnectionsPerAddress = 1024
+        }
+        let count = 300
+        var clients: [TestClient] = []
+        for _ in 0..<count {
+            let client = try harness.client()
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try client.read(until: ": open\n\n", timeout: 5)
+            clients.append(client)
+        }
+        let streams = harness.streams.withLock { $0 }
+        #expect(streams.count == count)
+
+        for word in ["one", "two"] {
+            #expect(ResponseStream.write(Array("data: \(word)\n\n".utf8), to: streams).isEmpty)
+            var reached = 0
+            for client in clients where (try? client.read(until: "data: \(word)\n\n", timeout: 5)) != nil { reached += 1 }
+            #expect(reached == count, "every stream hears \(word)")
+        }
+    }
 }
