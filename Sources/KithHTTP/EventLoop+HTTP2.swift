@@ -30,12 +30,15 @@ extension EventLoop {
     /// perhaps more) goes to nghttp2 first.
     func startHTTP2(_ conn: Connection) {
         conn.mayStartHTTP2 = false
-        guard let session = HTTP2Session(loop: self, connection: conn.id, configuration: core.configuration) else {
+        guard
+            let session = HTTP2Session(
+                loop: self, connection: conn.id, configuration: core.configuration,
+                connectionFields: core.connectionFields(secure: conn.tls != nil))
+        else {
             core.logger.log(["level": "error", "msg": "could not start an HTTP/2 session"])
             closeConnection(conn)
             return
         }
-        session.secure = conn.tls != nil
         conn.http2 = session
         conn.phase = .http2
         conn.keepAlive = false
@@ -357,21 +360,9 @@ extension EventLoop {
             guard Self.isSafeHeader(name, value), !Self.connectionSpecific.contains(lower) else { continue }
             fields.append((lower, value))
         }
-        if !response.preparedFields.isEmpty {
-            fields.append(contentsOf: response.preparedFields)
-        } else {
-            for line in String(decoding: response.preparedHeaders, as: UTF8.self).split(separator: "\r\n") {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                let name = line[..<colon].lowercased()
-                guard !Self.connectionSpecific.contains(name) else { continue }
-                fields.append((name, String(line[line.index(after: colon)...].trimmingASCIISpaces())))
-            }
-        }
-        for header in core.configuration.defaultHeaders where !response.headers.contains(header.name) {
-            fields.append((header.name.lowercased(), header.value))
-        }
-        if h2.secure, let policy = core.configuration.tls?.strictTransportSecurity, !response.headers.contains("Strict-Transport-Security") {
-            fields.append(("strict-transport-security", policy))
+        fields.append(contentsOf: response.prepared.pairs)
+        for field in h2.connectionFields where !response.headers.contains(field.name) {
+            fields.append(field.pair)
         }
         if bodyAllowed, let length, streamStart == nil { fields.append(("content-length", String(length))) }
         fields.append(("date", h2.date))

@@ -901,12 +901,9 @@ final class EventLoop: @unchecked Sendable {
             out.append(contentsOf: value.utf8)
             out.append(contentsOf: Self.crlf)
         }
-        out.append(contentsOf: response.preparedHeaders)
-        for line in core.defaultHeaderLines where !response.headers.contains(line.name) {
-            out.append(contentsOf: line.bytes)
-        }
-        if secure, let line = core.strictTransportLine, !response.headers.contains("Strict-Transport-Security") {
-            out.append(contentsOf: line)
+        out.append(contentsOf: response.prepared.lines)
+        for field in core.connectionFields(secure: secure) where !response.headers.contains(field.name) {
+            out.append(contentsOf: field.line)
         }
         if let contentLength {
             out.append(contentsOf: Self.contentLengthPrefix)

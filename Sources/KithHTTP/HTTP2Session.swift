@@ -31,8 +31,8 @@ final class HTTP2Session {
     /// GOAWAY has been queued; the connection ends when its last stream does.
     var goingAway = false
     let limits: HTTPParser.Limits
-    /// Under TLS: responses then carry Strict-Transport-Security, as HTTP/1.1 ones do.
-    var secure = false
+    /// What every response on this connection carries (`ServerCore.connectionFields`).
+    let connectionFields: [ConnectionField]
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none
@@ -58,8 +58,9 @@ final class HTTP2Session {
     /// Stream window once a body is admitted, and the connection's window.
     static let bodyWindow: Int32 = 1 << 20
 
-    init?(loop: EventLoop, connection: ConnectionID, configuration: ServerConfiguration) {
+    init?(loop: EventLoop, connection: ConnectionID, configuration: ServerConfiguration, connectionFields: [ConnectionField]) {
         self.connection = connection
+        self.connectionFields = connectionFields
         mailbox = HTTP2Mailbox(loop: loop, connection: connection)
         limits = configuration.parserLimits
         maxUnsentBytes = configuration.maxStreamUnsentBytes

@@ -6,13 +6,10 @@ public struct Response: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: Body
-    /// Header lines serialized ahead of time (`Name: value\r\n`…), written
-    /// after `headers`. For responses the engine builds once and sends many
-    /// times — static assets — so a request does not rebuild them.
-    public var preparedHeaders: [UInt8] = []
-    /// The same fields as `preparedHeaders`, lower-cased for HTTP/2, so a
-    /// stream does not parse them back out of the lines.
-    public var preparedFields: [(String, String)] = []
+    /// Fields serialized ahead of time, written after `headers`. For
+    /// responses the engine builds once and sends many times — static
+    /// assets — so a request does not rebuild them.
+    public var prepared = PreparedFields.none
 
     public enum Body: Sendable {
         case bytes([UInt8])

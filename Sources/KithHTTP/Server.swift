@@ -67,33 +67,36 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let workers: WorkerPool
-    let defaultHeaderLines: [(name: String, bytes: [UInt8])]
+    private let plainConnectionFields: [ConnectionField]
+    private let secureConnectionFields: [ConnectionField]
     let headerTimeout: UInt64
     let bodyProgressTimeout: UInt64
     let writeProgressTimeout: UInt64
     let keepAliveTimeout: UInt64
     let lingerTimeout: UInt64
     let uploads: UploadBudget
-    /// `Strict-Transport-Security: …\r\n`, for HTTPS responses.
-    let strictTransportLine: [UInt8]?
     /// `maxConnections`, lowered to what the descriptor limit allows.
     let connectionCap: Int
     private let connections = Atomic<Int>(0)
     private let connectionsByAddress = Mutex<[String: Int]>([:])
+
+    /// The fields every response on a connection gets, for HTTP/1.1 and HTTP/2 alike.
+    func connectionFields(secure: Bool) -> [ConnectionField] {
+        secure ? secureConnectionFields : plainConnectionFields
+    }
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
         workers = WorkerPool(threads: configuration.workers, queueCapacity: configuration.workQueueCapacity)
-        defaultHeaderLines = configuration.defaultHeaders.map { ($0.name, Array("\($0.name): \($0.value)\r\n".utf8)) }
+        (plainConnectionFields, secureConnectionFields) = ConnectionField.forConnections(configuration)
         func nanos(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
         headerTimeout = nanos(configuration.headerTimeout)
         bodyProgressTimeout = nanos(configuration.bodyProgressTimeout)
         writeProgressTimeout = nanos(configuration.writeProgressTimeout)
         keepAliveTimeout = nanos(configuration.keepAliveTimeout)
         lingerTimeout = nanos(configuration.lingerTimeout)
-        strictTransportLine = configuration.tls?.strictTransportSecurity.map { Array("Strict-Transport-Security: \($0)\r\n".utf8) }
         uploads = UploadBudget(
             totalBytes: configuration.uploadSpaceBytes, perAddressBytes: configuration.uploadSpacePerAddressBytes)
         // Thousands of open event streams need thousands of descriptors; the

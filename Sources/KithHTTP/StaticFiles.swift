@@ -45,29 +45,22 @@ public final class StaticFiles: Sendable {
         public let bytes: [UInt8]
         public let etag: String
         let negotiable: Bool
-        let immutableHeaders: [UInt8]
-        let revalidatedHeaders: [UInt8]
-        let immutableFields: [(String, String)]
-        let revalidatedFields: [(String, String)]
+        let immutableFields: PreparedFields
+        let revalidatedFields: PreparedFields
 
         init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, negotiable: Bool) {
             self.coding = coding
             self.bytes = bytes
             self.etag = etag
             self.negotiable = negotiable
-            func fields(_ cacheControl: String) -> [(String, String)] {
-                [("Content-Type", contentType)] + (coding == .identity ? [] : [("Content-Encoding", coding.rawValue)])
-                    + (negotiable ? [("Vary", "Accept-Encoding")] : [])
-                    + [("Cache-Control", cacheControl), ("ETag", etag), ("Accept-Ranges", "bytes")]
+            func fields(_ cacheControl: String) -> PreparedFields {
+                PreparedFields(
+                    [("Content-Type", contentType)] + (coding == .identity ? [] : [("Content-Encoding", coding.rawValue)])
+                        + (negotiable ? [("Vary", "Accept-Encoding")] : [])
+                        + [("Cache-Control", cacheControl), ("ETag", etag), ("Accept-Ranges", "bytes")])
             }
-            func lines(_ fields: [(String, String)]) -> [UInt8] { Array(fields.map { "\($0): \($1)\r\n" }.joined().utf8) }
-            func lowered(_ fields: [(String, String)]) -> [(String, String)] { fields.map { ($0.lowercased(), $1) } }
-            let immutable = fields(StaticFiles.immutable)
-            let revalidated = fields(StaticFiles.revalidated)
-            immutableHeaders = lines(immutable)
-            revalidatedHeaders = lines(revalidated)
-            immutableFields = lowered(immutable)
-            revalidatedFields = lowered(revalidated)
+            immutableFields = fields(StaticFiles.immutable)
+            revalidatedFields = fields(StaticFiles.revalidated)
         }
     }
 
@@ -145,8 +138,7 @@ public final class StaticFiles: Sendable {
         let conditional = head.headers["If-None-Match"]
         if rangeHeader == nil && conditional == nil {
             var response = Response(status: .ok, body: .bytes(variant.bytes))
-            response.preparedHeaders = immutable ? variant.immutableHeaders : variant.revalidatedHeaders
-            response.preparedFields = immutable ? variant.immutableFields : variant.revalidatedFields
+            response.prepared = immutable ? variant.immutableFields : variant.revalidatedFields
             return response
         }
         var headers = HTTPHeaders()

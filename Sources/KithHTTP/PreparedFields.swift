@@ -1,0 +1,44 @@
+/// Response fields serialized ahead of time for both protocols from one
+/// list: the HTTP/1.1 lines and the lower-cased HTTP/2 pairs can then never
+/// disagree, and neither is parsed back out of the other per request.
+public struct PreparedFields: Sendable {
+    public static let none = PreparedFields([])
+
+    /// `Name: value\r\n` for each field, in order.
+    let lines: [UInt8]
+    /// `(name, value)` with the name lower-cased, as HTTP/2 requires.
+    let pairs: [(String, String)]
+
+    public init(_ fields: [(name: String, value: String)]) {
+        lines = Array(fields.map { "\($0.name): \($0.value)\r\n" }.joined().utf8)
+        pairs = fields.map { ($0.name.lowercased(), $0.value) }
+    }
+
+    var isEmpty: Bool { pairs.isEmpty }
+}
+
+/// A field every response on a connection gets unless the handler set its
+/// own: the configured security headers, and under TLS
+/// `Strict-Transport-Security`. Built once per server, in both forms.
+struct ConnectionField: Sendable {
+    /// As configured, for the `HTTPHeaders.contains` check.
+    let name: String
+    let line: [UInt8]
+    let pair: (String, String)
+
+    init(name: String, value: String) {
+        self.name = name
+        line = Array("\(name): \(value)\r\n".utf8)
+        pair = (name.lowercased(), value)
+    }
+
+    /// The fields for plain connections and for TLS ones; the one decision
+    /// both protocols' head writers take.
+    static func forConnections(_ configuration: ServerConfiguration) -> (plain: [ConnectionField], secure: [ConnectionField]) {
+        let plain = configuration.defaultHeaders.map { ConnectionField(name: $0.name, value: $0.value) }
+        let strict = configuration.tls?.strictTransportSecurity.map {
+            ConnectionField(name: "Strict-Transport-Security", value: $0)
+        }
+        return (plain, plain + (strict.map { [$0] } ?? []))
+    }
+}
