@@ -35,7 +35,7 @@ TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python
 PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.
 # nginx: the static rows are ratios to nginx serving the same files in the same run.
-BENCH_PACKAGES := wrk nginx valgrind
+BENCH_PACKAGES := wrk nginx valgrind binutils
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=

@@ -98,9 +98,14 @@ def calls_to(profile, names):
 def measure(name, path, args, scratch, extra=()):
     port = free_port()
     out = os.path.join(scratch, f"callgrind.{name}")
+    # Valgrind 3.19 gives up on the DWARF 5 the toolchain writes; the
+    # symbol table alone names every function, so profile a copy without it.
+    binary = os.path.join(scratch, "kith-bench")
+    if not os.path.exists(binary):
+        subprocess.run(["objcopy", "--strip-debug", os.path.join(BUILD, "kith-bench"), binary], check=True)
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-         os.path.join(BUILD, "kith-bench"), "--quiet", "--port", str(port),
+         binary, "--quiet", "--port", str(port),
          "--data", os.path.join(scratch, name), *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
@@ -127,6 +132,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--warmup", type=int, default=500)
+    parser.add_argument("--keep", metavar="DIR", help="copy the callgrind profiles to DIR (for callgrind_annotate)")
+    parser.add_argument("--only", choices=["static", "plaintext", "fortunes"], help="profile one route")
     args = parser.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if not shutil.which(tool):
@@ -140,6 +147,8 @@ def main():
         ]
         rows = []
         for key, label, path, extra in routes:
+            if args.only and key != args.only:
+                continue
             figures = measure(key, path, args, scratch, extra)
             rows.append((f"{label}: instructions per request", f"{figures['instructions']:,.0f}",
                          f"was {BEFORE[key]:,}" if BEFORE[key] else "—", None))
@@ -148,6 +157,11 @@ def main():
                          f"{figures['sendmsg']:.2f} / {figures['epoll_wait']:.2f}", "—", None))
         print_targets(f"Request path — callgrind, kith-bench release build, {args.requests} keep-alive "
                       f"requests on one connection after {args.warmup} unmeasured", rows)
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)
+            for name in os.listdir(scratch):
+                if name.startswith("callgrind."):
+                    shutil.copy(os.path.join(scratch, name), args.keep)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -177,7 +177,7 @@ extension EventLoop {
     /// stands for Host; the version is 1.1 as far as handlers can tell.
     static func requestHead(_ stream: HTTP2Stream, limits: HTTPParser.Limits) -> Result<RequestHead, HTTPError> {
         if let refusal = stream.headRefusal { return .failure(refusal) }
-        guard let method = stream.pseudo[":method"], let target = stream.pseudo[":path"] else {
+        guard let method = stream.method, let target = stream.target else {
             return .failure(.badRequest("The request could not be read."))
         }
         guard target.utf8.count <= limits.maxTargetBytes else {
@@ -187,7 +187,7 @@ extension EventLoop {
             return .failure(.badRequest("That address isn't one we understand."))
         }
         var headers = HTTPHeaders()
-        if let authority = stream.pseudo[":authority"], !stream.fields.contains(where: { HTTPHeaders.equal($0.name, "Host") }) {
+        if let authority = stream.authority, !stream.fields.contains(where: { HTTPHeaders.equal($0.name, "Host") }) {
             headers.add("host", authority)
         }
         var length: Int?
@@ -209,11 +209,12 @@ extension EventLoop {
             // Unannounced: measured as it comes, like a chunked body.
             framing = .chunked
         }
-        let question = target.firstIndex(of: "?")
+        // By code unit: a Character search would run grapheme breaking over the whole address.
+        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let path = question.map { String(target[..<$0]) } ?? target
-        let query = question.map { String(target[target.index(after: $0)...]) }
+        let query = question.map { String(target[target.utf8.index(after: $0)...]) }
         stream.fields = []
-        stream.pseudo = [:]
+        (stream.method, stream.target, stream.authority) = (nil, nil, nil)
         return .success(
             RequestHead(
                 method: HTTPMethod(rawValue: method), target: target, path: path, query: query, minorVersion: 1,
@@ -354,18 +355,24 @@ extension EventLoop {
         }
         exchange.bodyLength = sendBody ? length ?? 0 : 0
 
-        var fields: [(String, String)] = [(":status", String(status))]
+        var fields = HTTP2HeaderBlock()
+        fields.reserve(bytes: 512, fields: 16)
+        fields.add(":status", Self.statusText(status))
         for (name, value) in response.headers {
             let lower = name.lowercased()
             guard Self.isSafeHeader(name, value), !Self.connectionSpecific.contains(lower) else { continue }
-            fields.append((lower, value))
+            fields.add(lower, value)
         }
-        fields.append(contentsOf: response.prepared.pairs)
-        for field in h2.connectionFields where !response.headers.contains(field.name) {
-            fields.append(field.pair)
+        fields.add(response.prepared.block)
+        if response.headers.count == 0 {
+            fields.add(h2.connectionBlock)
+        } else {
+            for field in h2.connectionFields where !response.headers.contains(field.name) {
+                fields.add(field.block)
+            }
         }
-        if bodyAllowed, let length, streamStart == nil { fields.append(("content-length", String(length))) }
-        fields.append(("date", h2.date))
+        if bodyAllowed, let length, streamStart == nil { fields.add("content-length", String(length)) }
+        fields.add("date", h2.date)
 
         stream.pieces = pieces
         stream.nextPiece = 0
@@ -373,7 +380,7 @@ extension EventLoop {
         stream.bodyLeft = pieces.isEmpty ? 0 : length ?? 0
         stream.state = streamStart == nil ? .responding : .streaming
         let hasData = !pieces.isEmpty || streamStart != nil
-        let result = Self.withHeaderBlock(fields) { nva, count in
+        let result = fields.withNameValues { nva, count in
             if hasData {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: http2ReadBody)
                 return nghttp2_submit_response(session, stream.id, nva, count, &provider)
@@ -396,25 +403,8 @@ extension EventLoop {
     }
 
     /// The fields as nghttp2 name/value pairs, valid for the call (nghttp2 copies them).
-    private static func withHeaderBlock(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
-        var bytes: [UInt8] = []
-        var spans: [(Int, Int, Int, Int)] = []
-        for (name, value) in fields {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
-        }
-        return bytes.withUnsafeMutableBufferPointer { raw in
-            let base = raw.baseAddress ?? UnsafeMutablePointer<UInt8>(bitPattern: 1)!
-            let nva = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
+    private static func statusText(_ status: Int) -> String {
+        status == 200 ? "200" : String(status)
     }
 
     /// Takes what each event stream has queued into its own buffer (so its

@@ -33,6 +33,8 @@ final class HTTP2Session {
     let limits: HTTPParser.Limits
     /// What every response on this connection carries (`ServerCore.connectionFields`).
     let connectionFields: [ConnectionField]
+    /// All of `connectionFields` in one block, for the usual response that overrides none of them.
+    let connectionBlock: HTTP2HeaderBlock
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none
@@ -61,6 +63,9 @@ final class HTTP2Session {
     init?(loop: EventLoop, connection: ConnectionID, configuration: ServerConfiguration, connectionFields: [ConnectionField]) {
         self.connection = connection
         self.connectionFields = connectionFields
+        var block = HTTP2HeaderBlock()
+        for field in connectionFields { block.add(field.block) }
+        connectionBlock = block
         mailbox = HTTP2Mailbox(loop: loop, connection: connection)
         limits = configuration.parserLimits
         maxUnsentBytes = configuration.maxStreamUnsentBytes
@@ -157,7 +162,11 @@ final class HTTP2Stream {
     let id: Int32
     var state = State.headers
     var fields: [(name: String, value: String)] = []
-    var pseudo: [String: String] = [:]
+    /// The pseudo-header fields Kith reads; nghttp2 has already checked
+    /// the set is well formed (RFC 9113 §8.3.1), so the others are dropped.
+    var method: String?
+    var target: String?
+    var authority: String?
     var headerBytes = 0
     /// Why the head is answered without routing it (too large, malformed).
     var headRefusal: HTTPError?
@@ -391,14 +400,25 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
         return 0
     }
     guard stream.state == .headers, stream.headRefusal == nil else { return 0 }
-    let nameText = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+    let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
     let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-    if nameText.hasPrefix(":") {
-        stream.pseudo[nameText] = valueText
+    if nameBytes.first == UInt8(ascii: ":") {
+        if isName(nameBytes, ":path") {
+            stream.target = valueText
+        } else if isName(nameBytes, ":method") {
+            stream.method = valueText
+        } else if isName(nameBytes, ":authority") {
+            stream.authority = valueText
+        }
     } else {
-        stream.fields.append((nameText, valueText))
+        stream.fields.append((String(decoding: nameBytes, as: UTF8.self), valueText))
     }
     return 0
+}
+
+/// A header name against a literal, by length and then bytes.
+private func isName(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    bytes.count == literal.utf8CodeUnitCount && memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
 }
 
 private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, user in

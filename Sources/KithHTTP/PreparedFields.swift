@@ -6,15 +6,13 @@ public struct PreparedFields: Sendable {
 
     /// `Name: value\r\n` for each field, in order.
     let lines: [UInt8]
-    /// `(name, value)` with the name lower-cased, as HTTP/2 requires.
-    let pairs: [(String, String)]
+    /// The same fields for HTTP/2, names lower-cased.
+    let block: HTTP2HeaderBlock
 
     public init(_ fields: [(name: String, value: String)]) {
         lines = Array(fields.map { "\($0.name): \($0.value)\r\n" }.joined().utf8)
-        pairs = fields.map { ($0.name.lowercased(), $0.value) }
+        block = HTTP2HeaderBlock(fields)
     }
-
-    var isEmpty: Bool { pairs.isEmpty }
 }
 
 /// A field every response on a connection gets unless the handler set its
@@ -24,12 +22,12 @@ struct ConnectionField: Sendable {
     /// As configured, for the `HTTPHeaders.contains` check.
     let name: String
     let line: [UInt8]
-    let pair: (String, String)
+    let block: HTTP2HeaderBlock
 
     init(name: String, value: String) {
         self.name = name
         line = Array("\(name): \(value)\r\n".utf8)
-        pair = (name.lowercased(), value)
+        block = HTTP2HeaderBlock([(name, value)])
     }
 
     /// The fields for plain connections and for TLS ones; the one decision
