@@ -218,6 +218,16 @@ struct HTTPSPhoneBrowserTests {
 
         try browser.navigate(to: base + "/")
         try expectGoodPage(device, "home")
+        // Nothing started yet: each section's title sits on its own line on a
+        // phone, all three alike, and beside its invitation on a laptop.
+        let stacked = try browser.execute("""
+            return [...document.querySelectorAll('.dashboard-start')].map((section) => {
+              const title = section.querySelector('.dashboard-start__title').getBoundingClientRect();
+              const text = section.querySelector('.dashboard-start__text').getBoundingClientRect();
+              return title.bottom <= text.top + 1;
+            });
+            """) as? [Bool]
+        #expect(stacked == Array(repeating: phone, count: 3), "titles stacked above their text: \(stacked ?? [])")
         try browser.navigate(to: base + "/tallies/new")
         try expectGoodPage(device, "tally-new")
         try submit(browser, [("name", "Glasses of water")])
