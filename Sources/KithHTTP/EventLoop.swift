@@ -733,23 +733,27 @@ final class EventLoop: @unchecked Sendable {
     /// The request a handler sees, from an exchange whose body is all in:
     /// the query and any form parsed, the multipart parser's files kept.
     static func assembleRequest(_ exchange: Exchange, head: RequestHead, route: Route) throws(FormError) -> Request {
-        var request = Request(head: head, route: route, parameters: exchange.parameters, remoteAddress: exchange.clientAddress)
-        request.routeIndex = exchange.routeIndex
-        if let query = head.query { request.query = try FormData.parseURLEncoded(Array(query.utf8)) }
+        var query = FormData()
+        if let text = head.query { query = try FormData.parseURLEncoded(Array(text.utf8)) }
+        var form = FormData()
+        var body: [UInt8] = []
         switch exchange.body {
         case .buffer(let bytes, _):
             let contentType = head.headers["Content-Type"] ?? ""
             if isURLEncoded(contentType) {
-                request.form = try FormData.parseURLEncoded(bytes)
+                form = try FormData.parseURLEncoded(bytes)
             } else {
-                request.body = bytes
+                body = bytes
             }
         case .multipart(var parser):
             exchange.body = .none
-            request.form = try parser.finish()
+            form = try parser.finish()
         case .none:
             break
         }
+        let request = Request(
+            head: head, route: route, parameters: exchange.parameters, query: query, form: form, body: body,
+            remoteAddress: exchange.clientAddress, routeIndex: exchange.routeIndex)
         exchange.body = .none
         return request
     }

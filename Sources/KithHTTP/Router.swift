@@ -1,3 +1,5 @@
+import Glibc
+
 /// A value that can stand in one path segment, in both directions: parsed
 /// from a request and written into a URL.
 public protocol PathParameter: Sendable {
@@ -41,6 +43,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     public let segments: [Segment]
     public let description: String
+    /// The segments as the matcher reads them: literals as UTF-8.
+    let compiled: [CompiledSegment]
+
+    enum CompiledSegment: Sendable, Hashable {
+        case literal([UInt8])
+        case parameter(String)
+        case rest(String)
+    }
 
     public init(_ pattern: String) {
         precondition(pattern.hasPrefix("/"), "a route pattern starts with /: \(pattern)")
@@ -54,7 +64,17 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             }
             return .literal(String(part))
         }
+        compiled = segments.map {
+            switch $0 {
+            case .literal(let text): .literal(Array(text.utf8))
+            case .parameter(let name): .parameter(name)
+            case .rest(let name): .rest(name)
+            }
+        }
     }
+
+    public static func == (a: RoutePattern, b: RoutePattern) -> Bool { a.segments == b.segments }
+    public func hash(into hasher: inout Hasher) { hasher.combine(segments) }
 
     public var parameterNames: [String] {
         segments.compactMap {
@@ -65,32 +85,38 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Matches already-split, percent-decoded segments.
-    func match(_ path: [String]) -> PathParameters? {
-        var parameters = PathParameters()
+    /// Matches a split, percent-decoded path; parameters become strings
+    /// only once the whole pattern has matched.
+    func match(_ path: SplitPath) -> PathParameters? {
         var index = 0
-        for segment in segments {
+        for segment in compiled {
             switch segment {
             case .literal(let text):
-                guard index < path.count, path[index] == text else { return nil }
-            case .parameter(let name):
+                guard index < path.count, path.equals(index, text) else { return nil }
+            case .parameter, .rest:
                 guard index < path.count else { return nil }
-                parameters.values.append((name, path[index]))
-            case .rest(let name):
-                guard index < path.count else { return nil }
-                // Joined by hand: the generic `joined(separator:)` walked
-                // the segments unspecialized, at a cost above the rest of routing.
-                var rest = path[index]
-                for segment in path[(index + 1)...] {
-                    rest += "/"
-                    rest += segment
-                }
-                parameters.values.append((name, rest))
-                return parameters
+                if case .rest = segment { index = path.count - 1 }
             }
             index += 1
         }
-        return index == path.count ? parameters : nil
+        guard index == path.count else { return nil }
+        var parameters = PathParameters()
+        index = 0
+        for segment in compiled {
+            switch segment {
+            case .literal: break
+            case .parameter(let name): parameters.values.append((name, path.string(index)))
+            case .rest(let name): parameters.values.append((name, path.string(from: index)))
+            }
+            index += 1
+        }
+        return parameters
+    }
+
+    /// The first segment when it is a literal: routes are indexed by it.
+    var firstLiteral: String? {
+        if case .literal(let text)? = segments.first { return text }
+        return nil
     }
 
     /// Builds a path from values in parameter order. A wrong count is a bug in
@@ -165,7 +191,11 @@ public struct BodyPolicy: Sendable {
 /// A route as data: method, pattern, how it reads its body, and where it runs.
 /// Features declare their routes as static values and build every link with
 /// `path(...)`, so a link can never drift from the route that serves it.
-public struct Route: Sendable, Hashable, CustomStringConvertible {
+///
+/// A class, though immutable and compared by value: every request carries its
+/// route from the router to the handler, and a struct of strings and arrays
+/// cost a dozen reference-count operations at each of those copies.
+public final class Route: Sendable, Hashable, CustomStringConvertible {
     public let method: HTTPMethod
     public let pattern: RoutePattern
     public let body: BodyPolicy
@@ -212,18 +242,18 @@ public enum RouteDecision: Sendable {
 /// routes, and leaves registration order as the one rule to know.
 public final class Router<Context: Sendable>: @unchecked Sendable {
     public typealias Handler = @Sendable (inout Context) throws -> Response
+    /// A handler with the context made and finished around it. Stored in this
+    /// form so that looking one up needs no generic type at run time: the
+    /// router's code is not specialized for the app's `Context`, and a
+    /// `[Handler]` cost a metadata lookup on every request.
+    typealias Run = @Sendable (Request) throws -> Response
 
-    private struct Entry {
-        let route: Route
-        let handler: Handler
-    }
-
-    private var entries: [Entry] = []
+    /// The handlers in registration order, beside `table.routes`.
+    private var runs: [Run] = []
     /// The routes in registration order, matched without the `Context`
-    /// parameter: generic code called from another module runs unspecialized,
-    /// looking up type metadata at every step of the walk.
-    private var table = RouteTable()
-    private var handlers: [Route: Handler] = [:]
+    /// parameter, for the same reason.
+    private let table = RouteTable()
+    private var byRoute: [Route: Int] = [:]
     private let makeContext: @Sendable (Request) throws -> Context
     private let finish: @Sendable (Context, inout Response) -> Void
 
@@ -242,10 +272,17 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     /// Registration happens before the server starts; afterwards the table is
     /// read-only, which is why the class may be shared across threads.
     public func on(_ route: Route, _ handler: @escaping Handler) {
-        precondition(!entries.contains { $0.route == route }, "route registered twice: \(route)")
-        entries.append(Entry(route: route, handler: handler))
-        table.routes.append(route)
-        handlers[route] = handler
+        precondition(byRoute[route] == nil, "route registered twice: \(route)")
+        let makeContext = makeContext
+        let finish = finish
+        runs.append { request in
+            var context = try makeContext(request)
+            var response = try handler(&context)
+            finish(context, &response)
+            return response
+        }
+        byRoute[route] = table.routes.count
+        table.append(route)
     }
 
     /// Answers GET and HEAD requests for paths no route has, on a worker
@@ -254,7 +291,7 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     /// whenever they were registered.
     public func fallback(_ route: Route, _ handler: @escaping Handler) {
         on(route, handler)
-        table.fallbackIndex = entries.count - 1
+        table.fallbackIndex = table.routes.count - 1
     }
 
     public var routes: [Route] { table.routes }
@@ -262,41 +299,85 @@ public final class Router<Context: Sendable>: @unchecked Sendable {
     public func decide(method: HTTPMethod, path: String) -> RouteDecision { table.decide(method: method, path: path) }
 
     public func handle(_ request: Request) throws -> Response {
-        let handler: Handler
-        if entries.indices.contains(request.routeIndex) {
-            handler = entries[request.routeIndex].handler
-        } else if let found = handlers[request.route] {
-            handler = found
-        } else {
-            throw HTTPError.notFound()
+        var index = request.routeIndex
+        if index < 0 || index >= runs.count {
+            guard let found = byRoute[request.route] else { throw HTTPError.notFound() }
+            index = found
         }
-        var context = try makeContext(request)
-        var response = try handler(&context)
-        finish(context, &response)
-        return response
+        return try runs[index](request)
     }
 
 }
 
-/// What `Router.decide` walks: the routes alone, in registration order.
-struct RouteTable: Sendable {
-    var routes: [Route] = []
+/// What `Router.decide` walks: the routes alone, in registration order,
+/// indexed by their first segment so that a path is tried only against the
+/// routes that could match it. The index keeps registration order, which
+/// stays the one rule: the candidates for `/occasions/…` are every route
+/// starting `/occasions/` and every route starting with a parameter, merged
+/// in the order they were registered.
+///
+/// A class, filled before the server starts and only read afterwards (as its
+/// `Router` is), so that matching, which runs in closures over the split
+/// path, captures one reference rather than copying five arrays.
+final class RouteTable: @unchecked Sendable {
+    private(set) var routes: [Route] = []
     /// The route that answers a GET (or HEAD) no route matches.
     var fallbackIndex: Int?
+    /// Each distinct first literal, as UTF-8, beside its candidates. A short
+    /// list compared by length and bytes: no string is made to look one up.
+    private var firstLiterals: [[UInt8]] = []
+    private var firstLiteralCandidates: [[Int]] = []
+    /// Routes that start with a parameter or `*rest`: the candidates for a
+    /// path whose first segment no literal route has.
+    private var parameterFirst: [Int] = []
+    /// Routes of no segments (`/`).
+    private var root: [Int] = []
+
+    func append(_ route: Route) {
+        let index = routes.count
+        routes.append(route)
+        switch route.pattern.compiled.first {
+        case nil:
+            root.append(index)
+        case .literal(let literal)?:
+            if let slot = firstLiterals.firstIndex(of: literal) {
+                firstLiteralCandidates[slot].append(index)
+            } else {
+                firstLiterals.append(literal)
+                firstLiteralCandidates.append(parameterFirst + [index])
+            }
+        case .parameter?, .rest?:
+            parameterFirst.append(index)
+            for slot in firstLiteralCandidates.indices { firstLiteralCandidates[slot].append(index) }
+        }
+    }
 
     func decide(method: HTTPMethod, path: String) -> RouteDecision {
-        guard let segments = Self.segments(of: path) else { return .badPath }
+        SplitPath.withSegments(of: path) { split -> RouteDecision in
+            guard let split else { return .badPath }
+            return decide(method: method, split)
+        }
+    }
+
+    private func candidates(_ path: SplitPath) -> [Int] {
+        guard path.count > 0 else { return root }
+        for slot in firstLiterals.indices where path.equals(0, firstLiterals[slot]) { return firstLiteralCandidates[slot] }
+        return parameterFirst
+    }
+
+    private func decide(method: HTTPMethod, _ path: SplitPath) -> RouteDecision {
         var allowed: [HTTPMethod] = []
         // GET answers HEAD unless the path has an explicit HEAD route.
         var getForHead: RouteDecision?
-        for index in routes.indices where index != fallbackIndex {
+        for index in candidates(path) where index != fallbackIndex {
             let route = routes[index]
-            guard let parameters = route.pattern.match(segments) else { continue }
+            guard let parameters = route.pattern.match(path) else { continue }
             if route.method == method { return .matched(route, parameters, index: index) }
             if method == .head, route.method == .get, getForHead == nil {
                 getForHead = .matched(route, parameters, index: index)
             }
-            allowed.append(route.method)
+            // Two routes of one method can match (a literal and a parameter): Allow names it once.
+            if !allowed.contains(route.method) { allowed.append(route.method) }
         }
         if let getForHead { return getForHead }
         if allowed.isEmpty {
@@ -308,41 +389,114 @@ struct RouteTable: Sendable {
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         return .methodNotAllowed(allowed: allowed)
     }
+}
 
-    /// Splits and percent-decodes a path; `nil` when it cannot be decoded.
-    /// Dot segments are refused outright rather than resolved: no Kith URL has one.
-    static func segments(of path: String) -> [String]? {
-        var path = path
-        return path.withUTF8 { bytes -> [String]? in
-            var result: [String] = []
-            result.reserveCapacity(4)
-            // Bytes, not Characters: grapheme breaking was most of the cost of
-            // serving a static file, and a byte check refuses at least as much.
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                var escaped = false
-                while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
-                    if bytes[end] == UInt8(ascii: "%") { escaped = true }
-                    end += 1
+/// A request path split on `/` and percent-decoded, as byte ranges: the
+/// router compares literals byte for byte and makes strings only of the
+/// parameters of the route that matched. Valid only inside `withSegments`.
+struct SplitPath {
+    /// The decoded bytes: the path itself when nothing in it is escaped.
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: UnsafeMutableBufferPointer<Range<Int>>
+    let count: Int
+
+    func equals(_ index: Int, _ literal: [UInt8]) -> Bool {
+        let range = ranges[index]
+        guard range.count == literal.count else { return false }
+        return literal.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress! + range.lowerBound, range.count) == 0 }
+    }
+
+    /// Segments were valid UTF-8 when split (a slice of a String between
+    /// slashes, or text the decoder checked), so no repair happens here.
+    func string(_ index: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges[index]]), as: UTF8.self)
+    }
+
+    /// Segments from `index` to the end, joined by single slashes.
+    func string(from index: Int) -> String {
+        if index == count - 1 { return string(index) }
+        var length = count - index - 1
+        for segment in index..<count { length += ranges[segment].count }
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var written = 0
+            for segment in index..<count {
+                if segment > index {
+                    buffer[written] = UInt8(ascii: "/")
+                    written += 1
                 }
-                defer { start = end + 1 }
-                if end == start { continue }
-                let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if escaped {
-                    guard let decoded = try? PercentDecoding.decodePathSegment(raw) else { return nil }
-                    if decoded == "." || decoded == ".." || decoded.utf8.contains(UInt8(ascii: "/")) || decoded.utf8.contains(0) { return nil }
-                    result.append(decoded)
-                } else {
-                    // Nothing to decode, and no "/" inside by construction; a
-                    // NUL or a dot segment is refused from the bytes. They are
-                    // a slice of a String, so already valid UTF-8.
-                    if raw.contains(0) || raw.allSatisfy({ $0 == UInt8(ascii: ".") }) && raw.count <= 2 { return nil }
-                    result.append(String(decoding: raw, as: UTF8.self))
+                let range = ranges[segment]
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + range.count)])
+                    .initialize(from: UnsafeBufferPointer(rebasing: bytes[range]))
+                written += range.count
+            }
+            return written
+        }
+    }
+
+    /// Splits `path` and runs `body` on it, or on nil when the path cannot be
+    /// decoded. Dot segments are refused outright rather than resolved (no
+    /// Kith URL has one), as are NUL bytes, and `%2F` inside a segment.
+    static func withSegments<T>(of path: String, _ body: (SplitPath?) -> T) -> T {
+        var path = path
+        return path.withUTF8 { raw in
+            // Every segment follows a slash or starts the path.
+            var slashes = 1
+            var escaped = false
+            for byte in raw {
+                if byte == UInt8(ascii: "/") { slashes += 1 } else if byte == UInt8(ascii: "%") { escaped = true }
+            }
+            return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: slashes) { ranges in
+                if !escaped {
+                    guard let count = split(raw, into: ranges) else { return body(nil) }
+                    return body(SplitPath(bytes: raw, ranges: ranges, count: count))
+                }
+                // Rare: decode each segment into one buffer, then split that
+                // on the slashes put back between them.
+                var decoded: [UInt8] = []
+                decoded.reserveCapacity(raw.count)
+                var start = 0
+                while start <= raw.count {
+                    var end = start
+                    while end < raw.count, raw[end] != UInt8(ascii: "/") { end += 1 }
+                    if end > start {
+                        guard let text = try? PercentDecoding.decodePathSegment(UnsafeBufferPointer(rebasing: raw[start..<end])),
+                            !text.utf8.contains(UInt8(ascii: "/"))
+                        else { return body(nil) }
+                        if !decoded.isEmpty { decoded.append(UInt8(ascii: "/")) }
+                        decoded.append(contentsOf: text.utf8)
+                    }
+                    start = end + 1
+                }
+                return decoded.withUnsafeBufferPointer { buffer in
+                    guard let count = split(buffer, into: ranges) else { return body(nil) }
+                    return body(SplitPath(bytes: buffer, ranges: ranges, count: count))
                 }
             }
-            return result
         }
+    }
+
+    /// Byte ranges of the non-empty segments; nil for a dot segment or a NUL.
+    /// Bytes, not Characters: grapheme breaking was most of the cost of
+    /// serving a static file, and a byte check refuses at least as much.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, into ranges: UnsafeMutableBufferPointer<Range<Int>>) -> Int? {
+        var count = 0
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var dots = 0
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                if bytes[end] == UInt8(ascii: ".") { dots += 1 } else if bytes[end] == 0 { return nil }
+                end += 1
+            }
+            let length = end - start
+            if length > 0 {
+                if dots == length && length <= 2 { return nil }
+                ranges[count] = start..<end
+                count += 1
+            }
+            start = end + 1
+        }
+        return count
     }
 }
 

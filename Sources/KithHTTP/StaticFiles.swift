@@ -9,7 +9,10 @@ import Synchronization
 /// works, revalidated by ETag, for the few URLs that must stay stable (the
 /// manifest's icons, link-preview images).
 public final class StaticFiles: Sendable {
-    public struct Asset: Sendable {
+    /// Assets and their variants are classes, though immutable: a response
+    /// picks one per request, and a struct of arrays and strings cost a
+    /// reference-count operation per field at every copy.
+    public final class Asset: Sendable {
         public let name: String
         public let hashedName: String
         public let contentType: String
@@ -40,7 +43,7 @@ public final class StaticFiles: Sendable {
 
     /// One encoding of an asset, with the header lines of its full response
     /// under each caching rule written once, at start.
-    public struct Variant: Sendable {
+    public final class Variant: Sendable {
         public let coding: ContentCoding
         public let bytes: [UInt8]
         public let etag: String

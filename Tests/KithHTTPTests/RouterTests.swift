@@ -43,6 +43,44 @@ struct RouterTests {
         #expect(parameters["file"] == "css/app.css")
     }
 
+    @Test("registration order decides between a parameter-first and a literal route, whichever came first")
+    func parameterFirstOrder() throws {
+        let router = Router<Context>(makeContext: { Context(request: $0) })
+        let early = Route(.get, "/:user/profile")
+        let literal = Route(.get, "/account/profile")
+        let literalOnly = Route(.get, "/account/settings")
+        let late = Route(.get, "/:user/settings")
+        let deleteAny = Route(.delete, "/:user/settings")
+        for route in [early, literal, literalOnly, late, deleteAny] { router.on(route) { _ in .text("") } }
+        // The parameter route was registered first, so it wins for /account too.
+        #expect(matched(router.decide(method: .get, path: "/account/profile"))?.0 == early)
+        #expect(matched(router.decide(method: .get, path: "/account/settings"))?.0 == literalOnly)
+        // A first segment no literal route has still reaches the parameter routes.
+        let (route, parameters) = try #require(matched(router.decide(method: .get, path: "/ada/settings")))
+        #expect(route == late && parameters["user"] == "ada")
+        // 405 collects the methods of every candidate, the literal's and the parameter's.
+        guard case .methodNotAllowed(let allowed) = router.decide(method: .post, path: "/account/settings") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.get, .delete, .head])
+    }
+
+    @Test("a literal matches however its letters were escaped, and a rest is joined by single slashes")
+    func escapedLiteralsAndRest() throws {
+        let router = router()
+        #expect(matched(router.decide(method: .get, path: "/t%61llies/new"))?.0 == Self.new)
+        let (_, parameters) = try #require(matched(router.decide(method: .get, path: "/static//css///app%2Ecss")))
+        #expect(parameters["file"] == "css/app.css")
+        let (_, accented) = try #require(matched(router.decide(method: .get, path: "/static/caf%C3%A9/\u{301}x")))
+        #expect(accented["file"] == "café/\u{301}x")
+        #expect(matched(router.decide(method: .get, path: "/tallies/new/"))?.0 == Self.new, "a trailing slash is an empty segment")
+        guard case .notFound = router.decide(method: .get, path: "/tallies/new/extra/more") else {
+            Issue.record("a longer path than any pattern is not found")
+            return
+        }
+    }
+
     @Test("path segments are percent-decoded once")
     func decoding() throws {
         let (_, parameters) = try #require(matched(router().decide(method: .get, path: "/tallies/caf%C3%A9")))
