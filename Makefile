@@ -34,8 +34,9 @@ TEST_PACKAGES := chromium chromium-driver zbar-tools librsvg2-bin python3 python
 # `make test-postgres` runs the tests against a throwaway PostgreSQL cluster.
 PG_TEST_PACKAGES := postgresql
 # Only the benchmark needs these; `make bench` installs them the same way.
-# nginx: the static rows are ratios to nginx serving the same files in the same run.
-BENCH_PACKAGES := wrk nginx valgrind binutils
+# nginx: the static rows are ratios to nginx serving the same files in the same run;
+# h2load (nghttp2-client) drives the HTTP/2 rows.
+BENCH_PACKAGES := wrk nginx valgrind binutils nghttp2-client
 
 SWIFT ?= swift
 SWIFT_FLAGS ?=
