@@ -27,7 +27,7 @@ import tempfile
 import urllib.request
 
 import bench_tls
-from benchkit import cpu_ticks, free_port, print_targets, wait_for
+from benchkit import cpu_ticks_tree, free_port, print_targets, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(ROOT, ".build", "release")
@@ -47,12 +47,12 @@ def to_ms(text):
 
 
 def wrk(url, connections, seconds, pid, headers=()):
-    before = cpu_ticks(pid) if pid else 0
+    before = cpu_ticks_tree(pid) if pid else 0
     extra = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(
         ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", *extra, url],
         capture_output=True, text=True, check=True).stdout
-    after = cpu_ticks(pid) if pid else 0
+    after = cpu_ticks_tree(pid) if pid else 0
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     total = int(re.search(r"(\d+) requests in", out).group(1))
     p50 = to_ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1))
@@ -140,7 +140,8 @@ def main():
         config = os.path.join(scratch, "nginx.conf")
         with open(config, "w") as f:
             f.write(nginx_config(scratch, nginx_port, PUBLIC))
-        processes.append(start(["nginx", "-c", config], nginx_port))
+        nginx = start(["nginx", "-c", config], nginx_port)
+        processes.append(nginx)
 
         assets = static_assets()
         for asset in assets:
@@ -154,7 +155,7 @@ def main():
         for asset in assets:
             label = f"{os.path.basename(asset)} {os.path.getsize(os.path.join(PUBLIC, asset)) / 1024:.1f} KB"
             targets.append((f"{label} (kith)", f"http://127.0.0.1:{kith_port}{hashed_url(asset)}", kith.pid, ()))
-            targets.append((f"{label} (nginx)", f"http://127.0.0.1:{nginx_port}/{asset}", None, ()))
+            targets.append((f"{label} (nginx)", f"http://127.0.0.1:{nginx_port}/{asset}", nginx.pid, ()))
         targets.append(("app.css br (kith)", f"http://127.0.0.1:{kith_port}{hashed_url('css/app.css')}", kith.pid, compressed))
 
         # Kith and nginx run back to back for each asset and connection
@@ -188,7 +189,8 @@ def main():
                 ratio = statistics.median(pairs)
                 shown = ", ".join(f"{p:.2f}" for p in pairs)
                 rows.append((f"{kith_name[:-7]}, {c} conns: kith/nginx", f"{ratio:.2f}× (pairs {shown})", "≥ 1.0×", ratio >= 1.0))
-                rows.append((f"{kith_name[:-7]}, {c} conns: kith CPU", f"{med(kith_name, c, 'cpu'):.1f} µs/req", "—", None))
+                rows.append((f"{kith_name[:-7]}, {c} conns: CPU kith / nginx",
+                             f"{med(kith_name, c, 'cpu'):.1f} / {med(nginx_name, c, 'cpu'):.1f} µs/req", "—", None))
         print_targets("Static files against nginx, same run (issue 19: Static)", rows)
 
         pages = [("landing page", "/"), ("sign-in page", "/signin"), ("app.css", hashed_url("css/app.css"))]

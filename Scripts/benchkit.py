@@ -32,6 +32,22 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
+def cpu_ticks_tree(pid):
+    """`cpu_ticks` of a process and its live children (nginx's workers)."""
+    total = cpu_ticks(pid)
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(child) for child in f.read().split()]
+    except OSError:
+        children = []
+    for child in children:
+        try:
+            total += cpu_ticks(child)
+        except OSError:
+            pass
+    return total
+
+
 def cpu_seconds(pid):
     return cpu_ticks(pid) / os.sysconf("SC_CLK_TCK")
 

@@ -1,5 +1,5 @@
 import Glibc
-import KithHTTP
+@testable import KithHTTP
 import KithTestSupport
 import Testing
 
@@ -93,5 +93,15 @@ struct RequestPathTests {
         for type in ["text", "image/png; x=text/html", "application/jsonx", "json", ";text/html", "xml"] {
             #expect(!Compression.isCompressible(contentType: type), "\(type)")
         }
+    }
+}
+
+@Suite("Content-Length digits written straight into the head")
+struct ContentLengthDigitsTests {
+    @Test("every length prints as Swift would print it", arguments: [0, 7, 9, 10, 99, 4_361, 1_000_000, 50_483_200, Int64.max])
+    func digits(_ length: Int64) {
+        var out: [UInt8] = Array("x".utf8)
+        EventLoop.appendDecimal(length, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "x" + String(length))
     }
 }
