@@ -87,7 +87,7 @@ let package = Package(
             name: "KithHTTPTests", dependencies: ["KithHTTP", "KithTestSupport"], path: "Tests/KithHTTPTests",
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage", "KithTestSupport"], path: "Tests/KithStorageTests"),
+        .testTarget(name: "KithStorageTests", dependencies: ["KithStorage", "KithSync", "KithTestSupport"], path: "Tests/KithStorageTests"),
         .testTarget(name: "KithTemplatesTests", dependencies: ["KithTemplates", "KithTestSupport"], path: "Tests/KithTemplatesTests"),
         .testTarget(name: "KithCryptoTests", dependencies: ["KithCrypto", "CArgon2", "KithTestSupport"], path: "Tests/KithCryptoTests"),
         .testTarget(name: "KithMediaTests", dependencies: ["KithMedia", "KithTestSupport"], path: "Tests/KithMediaTests"),

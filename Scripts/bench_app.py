@@ -188,7 +188,12 @@ def main():
             processes.append(bench)
             targets = [
                 ("plaintext (kith-bench)", f"http://127.0.0.1:{bench_port}/plaintext", bench.pid, None),
-                ("Fortunes (kith-bench)", f"http://127.0.0.1:{bench_port}/fortunes", bench.pid, FORTUNES_TARGET),
+                # Read-only, so it runs on the event loop (Route.runsInline)...
+                ("Fortunes (kith-bench), handler on the loop", f"http://127.0.0.1:{bench_port}/fortunes", bench.pid,
+                 FORTUNES_TARGET),
+                # ...and the same handler across the hop to a worker, as Kith's pages run.
+                ("Fortunes (kith-bench), handler on a worker", f"http://127.0.0.1:{bench_port}/fortunes/worker",
+                 bench.pid, None),
                 ("landing page (kith)", f"http://127.0.0.1:{kith_port}/", kith.pid, None),
             ]
             results = {name: [] for name, *_ in targets}

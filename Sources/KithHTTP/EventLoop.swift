@@ -128,6 +128,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - The loop
 
     func run() {
+        LoopThread.markCurrent()
         var events = [UInt64](repeating: 0, count: 512)
         while true {
             // Announce the wait, unless work is already queued: from here a

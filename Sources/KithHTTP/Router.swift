@@ -199,8 +199,11 @@ public final class Route: Sendable, Hashable, CustomStringConvertible {
     public let method: HTTPMethod
     public let pattern: RoutePattern
     public let body: BodyPolicy
-    /// Cheap, non-blocking handlers (static files, health checks) may run on
-    /// the I/O thread and skip the hop to the worker pool.
+    /// Handlers of bounded work that never wait on another thread (static
+    /// files, health checks, a read from the database's reader pool) may run
+    /// on the I/O thread and skip the hop to the worker pool: a futex wake,
+    /// two context switches and an eventfd write per request. A database
+    /// write there stops the program (`LoopThread`).
     public let runsInline: Bool
 
     public init(_ method: HTTPMethod, _ pattern: String, body: BodyPolicy? = nil, runsInline: Bool = false) {

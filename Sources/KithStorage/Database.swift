@@ -152,6 +152,9 @@ public final class Database: Sendable {
     /// for that.
     @discardableResult
     public func write<T>(_ body: (Transaction) throws -> T) throws -> T {
+        // A write can wait for the writer behind another thread's transaction;
+        // on an event loop that wait would stall every connection it serves.
+        precondition(!LoopThread.isCurrent, "Database.write called on an event loop: only reads may run inline")
         let thread = ThreadIdentity.current
         precondition(
             writingThread.load(ordering: .relaxed) != thread,

@@ -39,5 +39,11 @@ struct FortunesTests {
         #expect(messages == expected)
         #expect(rows.first { $0.message.hasPrefix("Additional") }?.id == "0")
         #expect(rows.allSatisfy { Int($0.id) != nil })
+
+        // The same handler on a worker, the row bench_app.py compares with.
+        try client.send("GET /fortunes/worker HTTP/1.1\r\nHost: t\r\n\r\n")
+        let onWorker = try client.readResponse()
+        #expect(onWorker.status == 200)
+        #expect(onWorker.text == page)
     }
 }

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import KithSync
 @testable import KithStorage
 import KithTestSupport
 
@@ -169,6 +170,20 @@ struct WriteTests {
             }
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database.write called inside a Database.read"))
+    }
+
+    @Test("a write on an event loop's thread stops the program; a read there is allowed")
+    func writeOnLoopTraps() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("test.sqlite")
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let db = try Database(path: path)
+            try db.write { tx in try tx.execute("CREATE TABLE t (x)") }
+            LoopThread.markCurrent()
+            _ = try db.read { try $0.count("t") }
+            try db.write { tx in try tx.execute("INSERT INTO t VALUES (1)") }
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("Database.write called on an event loop"))
     }
 
     @Test("a connection kept past its closure stops the program when used")
