@@ -81,7 +81,6 @@ extension EventLoop {
             if n > 0 {
                 // (TLS clears the flag itself: a short record says nothing of the socket.)
                 if n < scratch.count && conn.tls == nil { conn.readable = false }
-                progressed = true
                 healthy = scratch.withUnsafeBytes { h2.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 conn.readable = false
@@ -91,6 +90,10 @@ extension EventLoop {
                 closeConnection(conn)
                 return
             }
+        }
+        if h2.requestProgress {
+            progressed = true
+            h2.requestProgress = false
         }
         if healthy {
             actOnReceived(conn, h2)
@@ -452,7 +455,7 @@ extension EventLoop {
                 let n = h2.output.withUnsafeBytes { http2Send(conn, UnsafeRawBufferPointer(rebasing: $0[h2.outputOffset...])) }
                 if n > 0 {
                     h2.outputOffset += n
-                    progressed = true
+                    if h2.outputCarriesResponse { progressed = true }
                 } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                     conn.writable = false
                     return true
@@ -465,6 +468,7 @@ extension EventLoop {
             }
             h2.output.removeAll(keepingCapacity: h2.output.capacity <= 80 * 1024)
             h2.outputOffset = 0
+            h2.outputCarriesResponse = false
             guard let session = h2.session else { return true }
             while h2.output.count < HTTP2Session.sendBatch {
                 var data: UnsafePointer<UInt8>?
@@ -489,7 +493,8 @@ extension EventLoop {
 
     /// Idle: the keep-alive timeout. A client owing us a head or a body, or
     /// not taking what we send: the body-progress timeout, moved on by
-    /// progress. Only handlers or event streams at work: none.
+    /// progress (request bytes in, response bytes out; never control frames).
+    /// Only handlers or event streams at work: none.
     private func updateDeadline(_ conn: Connection, _ h2: HTTP2Session, progressed: Bool) {
         let kind: HTTP2Session.DeadlineKind
         if h2.streams.isEmpty {

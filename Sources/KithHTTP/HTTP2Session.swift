@@ -38,6 +38,14 @@ final class HTTP2Session {
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none
+    /// Request bytes (header fields, DATA) arrived for a stream since the
+    /// last turn. Only these, and response bytes taken by the socket, move
+    /// the deadline: PING, SETTINGS and WINDOW_UPDATE cost a client nothing,
+    /// and would otherwise keep a stalled request open for ever.
+    var requestProgress = false
+    /// `output` holds a response's HEADERS or DATA, not only control frames
+    /// (a PING's acknowledgement), so the socket taking it is progress.
+    var outputCarriesResponse = false
     private var dateSecond = -1
     private var dateValue = ""
 
@@ -388,6 +396,7 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
     guard let frame, let name, let value else { return 0 }
     let session = HTTP2Session.from(user)
     guard let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
+    session.requestProgress = true
     // Counted as SETTINGS_MAX_HEADER_LIST_SIZE counts (RFC 9113 §6.5.2),
     // trailers included; past the parser's limits nothing more is kept and
     // the request is answered 431, as over HTTP/1.1.
@@ -443,6 +452,7 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, user i
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { raw, _, id, data, length, user in
     guard let raw, let data else { return 0 }
     let session = HTTP2Session.from(user)
+    if length > 0 { session.requestProgress = true }
     let bytes = UnsafeRawBufferPointer(start: data, count: length)
     guard let stream = session.streams[id] else {
         _ = nghttp2_session_consume_connection(raw, length)
@@ -481,6 +491,8 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, user in
     guard let frame else { return 0 }
     let session = HTTP2Session.from(user)
     let id = frame.pointee.hd.stream_id
+    let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) { session.outputCarriesResponse = true }
     let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if endStream, let stream = session.streams[id], !stream.requestEnded {
         session.resetAfterResponse.append(id)

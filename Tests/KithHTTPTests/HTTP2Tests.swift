@@ -345,6 +345,30 @@ struct HTTP2Tests {
         #expect((result["seconds"] as? Double ?? 99) < 10)
     }
 
+    @Test("a request whose body stalls is ended at the body timeout, however many PINGs keep the connection busy")
+    func stalledBodyWithPings() throws {
+        let harness = try HTTP2Harness {
+            $0.bodyProgressTimeout = 1
+            $0.writeProgressTimeout = 1
+        }
+        let result = try HTTP2Client.run("stall", port: harness.port, ["ping", "8"])
+        #expect(result["closed"] as? Bool == true)
+        #expect((result["seconds"] as? Double ?? 99) < 5, "closed after about a second, not kept by the PINGs")
+        #expect(result["status"] as? Int == nil)
+    }
+
+    @Test("a body that trickles in a byte at a time is progress: it is read whole past the body timeout")
+    func tricklingBodyIsProgress() throws {
+        let harness = try HTTP2Harness {
+            $0.bodyProgressTimeout = 1
+            $0.writeProgressTimeout = 1
+        }
+        let result = try HTTP2Client.run("stall", port: harness.port, ["trickle", "3"])
+        #expect(result["status"] as? Int == 200)
+        #expect(result["length"] as? Int == 1000)
+        #expect((result["seconds"] as? Double ?? 0) >= 3)
+    }
+
     @Test("draining sends GOAWAY; the request in flight still gets its answer")
     func goAwayOnDrain() throws {
         let harness = try HTTP2Harness()

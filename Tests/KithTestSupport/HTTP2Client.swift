@@ -8,15 +8,20 @@ public enum HTTP2Client {
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../KithHTTPTests/Fixtures/h2client.py").standardized.path
 
-    /// Python 3 with the h2 package: the tests that need it are skipped without.
-    public static let available: Bool = {
-        guard let python = Tools.path("python3") else { return false }
-        return (try? runProgram(python, ["-c", "import h2.connection, hpack, hyperframe"]).status) == 0
+    /// A Python 3 with the h2 package: the first on PATH that has it, or
+    /// Debian's, where `make test` installs python3-h2 (a Python manager's
+    /// shim earlier on PATH would otherwise hide it and skip these tests).
+    static let python: String? = {
+        let candidates = Tools.paths("python3") + ["/usr/bin/python3"]
+        return candidates.first { (try? runProgram($0, ["-c", "import h2.connection, hpack, hyperframe"]).status) == 0 }
     }()
+
+    /// The tests that need Python's h2 are skipped without it.
+    public static var available: Bool { python != nil }
 
     /// Runs one command to its end and returns its result.
     public static func run(_ command: String, port: Int, _ arguments: [String] = []) throws -> [String: Any] {
-        let result = try runProgram(Tools.path("python3")!, [script, command, String(port)] + arguments)
+        let result = try runProgram(python!, [script, command, String(port)] + arguments)
         guard result.status == 0 else { throw TestError("h2client \(command) failed: \(result.errors)") }
         return try parse(result.output)
     }
@@ -35,7 +40,7 @@ public enum HTTP2Client {
         private var seen = ""
 
         public init(_ command: String, port: Int, _ arguments: [String] = []) throws {
-            process.executableURL = URL(fileURLWithPath: Tools.path("python3")!)
+            process.executableURL = URL(fileURLWithPath: HTTP2Client.python!)
             process.arguments = [HTTP2Client.script, command, String(port)] + arguments
             process.standardOutput = output
             try process.run()

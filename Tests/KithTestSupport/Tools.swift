@@ -43,8 +43,11 @@ public enum Tools {
     }
 
     /// The full path of the executable `name` on PATH, or nil.
-    public static func path(_ name: String) -> String? {
+    public static func path(_ name: String) -> String? { paths(name).first }
+
+    /// Every executable of that name on PATH, in PATH order.
+    public static func paths(_ name: String) -> [String] {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
-        return directories.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return directories.map { "\($0)/\(name)" }.filter { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

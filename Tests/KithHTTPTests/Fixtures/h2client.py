@@ -316,6 +316,51 @@ def rapid(port, count):
     return {"sent": sent, "goaway": client.goaway, "afterStatus": after["status"], "afterBody": after["body"]}
 
 
+def stall(port, mode, seconds):
+    """A POST whose body never comes: only PINGs (mode "ping"), or one body
+    byte at a time (mode "trickle", ending the body after `seconds`). Says
+    how long the server kept the connection and what it answered."""
+    client = Client(port)
+    sid = client.request("/echo", "POST", [("content-length", "1000")], end=False)
+    client.flush()
+    client.sock.settimeout(0.2)
+    start, sent, ended = time.time(), 0, False
+    while (time.time() - start < seconds + 10 and not client.closed and client.goaway is None
+           and sid not in client.status):
+        # The body waits for the window the server opens once it admits the request.
+        window = client.conn.local_flow_control_window(sid)
+        if mode == "ping":
+            client.conn.ping(b"12345678")
+        elif not ended and window > 0 and time.time() - start < seconds:
+            client.conn.send_data(sid, b"x")
+            sent += 1
+        elif not ended and window >= 1000 - sent:
+            client.conn.send_data(sid, b"x" * (1000 - sent))
+            client.conn.end_stream(sid)
+            ended = True
+        try:
+            client.pump()
+        except socket.timeout:
+            client.flush()
+        except (BrokenPipeError, ConnectionResetError, h2.exceptions.ProtocolError):
+            client.closed = True
+        time.sleep(0.2)
+    if sid in client.status:
+        client.sock.settimeout(5)
+        client.until(lambda: sid in client.ended, seconds=5)
+    elif client.goaway is not None:
+        # Told to go: the server closes its side next.
+        client.sock.settimeout(5)
+        try:
+            while client.sock.recv(65536):
+                pass
+            client.closed = True
+        except (socket.timeout, ConnectionResetError):
+            client.closed = isinstance(sys.exc_info()[1], ConnectionResetError)
+    return {"seconds": time.time() - start, "closed": client.closed, "goaway": client.goaway,
+            "status": client.status.get(sid), "length": len(client.body.get(sid, b""))}
+
+
 def main():
     command, port = sys.argv[1], int(sys.argv[2])
     args = sys.argv[3:]
@@ -339,6 +384,8 @@ def main():
         result = drain(port)
     elif command == "idle":
         result = idle(port)
+    elif command == "stall":
+        result = stall(port, args[0], float(args[1]))
     elif command == "rapid":
         result = rapid(port, int(args[0]))
     else:
