@@ -212,6 +212,10 @@ def main():
                     rows.append((f"  non-2xx responses", str(errors), "0", False))
         rows.append(("kith serve idle RSS after start", f"{idle_rss / 1024:.1f} MiB",
                      f"≤ {IDLE_RSS_TARGET_MIB} MiB", idle_rss / 1024 <= IDLE_RSS_TARGET_MIB))
+        if not args.rss_only:
+            # Start-up code is let go once serving (kith_release_startup_code);
+            # this is what the code the pages run brings back.
+            rows.append(("  RSS after the landing-page runs above", f"{rss_kib(kith.pid) / 1024:.1f} MiB", "—", None))
         # The part of RSS that is the process's own: the rest is clean pages of
         # the binary and libraries, shared with the page cache.
         rows.append(("  of which anonymous (heap, stacks, data)", f"{totals.get('Anonymous', 0) / 1024:.1f} MiB", "—", None))

@@ -11,8 +11,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
@@ -210,4 +212,49 @@ int64_t kith_rss_bytes(void) {
 
 int kith_trim_heap(void) {
     return malloc_trim(0);
+}
+
+/* Start-up runs code that never runs again (migrations, precompressing
+ * Public/, configuration), and the kernel maps code around every page that
+ * faults, so a server that has just started holds megabytes of code pages it
+ * will not touch. This lets go of the process's mappings of its read-only
+ * file pages (code and constant data) (the pages stay in the page cache, shared, and fault back in on
+ * use) and asks for no mapping-around from then on, so resident memory
+ * counts the code the server actually runs. Mappings with copied-on-write
+ * pages (a debugger's breakpoint) are left alone: those would be lost. Returns
+ * the bytes released, or -1 when /proc/self/smaps cannot be read. */
+long kith_release_startup_code(void) {
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    if (!smaps) return -1;
+    char line[512];
+    unsigned long start = 0, end = 0;
+    int candidate = 0;
+    long released = 0;
+    unsigned long rss = 0;
+    while (fgets(line, sizeof line, smaps)) {
+        unsigned long a, b;
+        char perms[5];
+        if (sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3 && strchr(line, '-') < strchr(line, ' ')) {
+            start = a;
+            end = b;
+            /* Code and read-only data; relocated read-only data has
+             * copied-on-write pages and is skipped below. */
+            candidate = perms[0] == 'r' && perms[1] == '-' && perms[3] == 'p' && strchr(line, '/') != NULL;
+            rss = 0;
+            continue;
+        }
+        unsigned long kib;
+        if (sscanf(line, "Rss: %lu kB", &kib) == 1) rss = kib;
+        /* Anonymous, not Private_Dirty: a binary just written is dirty in
+         * the page cache, yet shared and safe to drop; copied-on-write
+         * pages are what would be lost. */
+        if (candidate && sscanf(line, "Anonymous: %lu kB", &kib) == 1) {
+            candidate = 0;
+            if (kib != 0) continue;
+            if (madvise((void *)start, end - start, MADV_DONTNEED) == 0) released += (long)rss * 1024;
+            madvise((void *)start, end - start, MADV_RANDOM);
+        }
+    }
+    fclose(smaps);
+    return released;
 }

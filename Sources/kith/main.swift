@@ -1,3 +1,4 @@
+import CKithShim
 import Glibc
 import KithApp
 import KithHTTP
@@ -58,6 +59,8 @@ case .serve:
     if let files = kith.certificateFiles, kith.certificates?.current == nil {
         Console.out("  no TLS certificate yet: waiting for \(files.chainPath) and \(files.keyPath)")
     }
+    // Serving from here on: the start-up code need not stay resident.
+    _ = kith_release_startup_code()
     var signal = ShutdownSignal.wait()
     // SIGHUP re-reads the certificate (what certbot's deploy hooks send); with
     // plain HTTP only it stops the server, as before.

@@ -55,5 +55,6 @@ uint64_t kith_monotonic_nanos(void);
 int64_t kith_rss_bytes(void);
 // malloc_trim(0): hands freed heap pages back to the kernel.
 int kith_trim_heap(void);
+long kith_release_startup_code(void);
 
 #endif
