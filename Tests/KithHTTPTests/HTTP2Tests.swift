@@ -345,12 +345,15 @@ struct HTTP2Tests {
         #expect((result["seconds"] as? Double ?? 99) < 10)
     }
 
+    /// A server whose body and write progress timeouts are a second.
+    static func oneSecondProgress(_ configuration: inout ServerConfiguration) {
+        configuration.bodyProgressTimeout = 1
+        configuration.writeProgressTimeout = 1
+    }
+
     @Test("a request whose body stalls is ended at the body timeout, however many PINGs keep the connection busy")
     func stalledBodyWithPings() throws {
-        let harness = try HTTP2Harness {
-            $0.bodyProgressTimeout = 1
-            $0.writeProgressTimeout = 1
-        }
+        let harness = try HTTP2Harness(configure: Self.oneSecondProgress)
         let result = try HTTP2Client.run("stall", port: harness.port, ["ping", "8"])
         #expect(result["closed"] as? Bool == true)
         #expect((result["seconds"] as? Double ?? 99) < 5, "closed after about a second, not kept by the PINGs")
@@ -359,10 +362,7 @@ struct HTTP2Tests {
 
     @Test("a body that trickles in a byte at a time is progress: it is read whole past the body timeout")
     func tricklingBodyIsProgress() throws {
-        let harness = try HTTP2Harness {
-            $0.bodyProgressTimeout = 1
-            $0.writeProgressTimeout = 1
-        }
+        let harness = try HTTP2Harness(configure: Self.oneSecondProgress)
         let result = try HTTP2Client.run("stall", port: harness.port, ["trickle", "3"])
         #expect(result["status"] as? Int == 200)
         #expect(result["length"] as? Int == 1000)

@@ -1,5 +1,3 @@
-import CKithShim
-import Foundation
 import Glibc
 @testable import KithHTTP
 import KithTestSupport
@@ -105,42 +103,5 @@ struct ContentLengthDigitsTests {
         var out: [UInt8] = Array("x".utf8)
         EventLoop.appendDecimal(length, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == "x" + String(length))
-    }
-}
-
-@Suite("Start-up code let go once serving")
-struct ReleaseStartupCodeTests {
-    /// The executable mappings of this process that carry a path, with their
-    /// resident KiB and whether the kernel now reads them as random access.
-    func codeMappings() throws -> [(rss: Int, random: Bool)] {
-        let smaps = try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
-        var result: [(rss: Int, random: Bool)] = []
-        var inCode = false
-        var rss = 0
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let first = fields.first, first.contains("-"), fields.count >= 2, !first.hasSuffix(":") {
-                inCode = fields[1] == "r-xp" && line.contains("/")
-            } else if inCode, fields.first == "Rss:", fields.count >= 2 {
-                rss = Int(fields[1]) ?? 0
-            } else if inCode, fields.first == "VmFlags:" {
-                result.append((rss, fields.contains("rr")))
-            }
-        }
-        return result
-    }
-
-    @Test("executable mappings are dropped and marked random-access, and the code runs on from the page cache")
-    func releasesAndKeepsRunning() throws {
-        let released = kith_release_startup_code()
-        #expect(released > 0, "this test process had code pages resident")
-        let mappings = try codeMappings()
-        #expect(!mappings.isEmpty)
-        #expect(mappings.allSatisfy { $0.random }, "no mapping-around from now on")
-        // Code faults back in as it runs: a whole request through the engine.
-        let harness = try EngineHarness()
-        let client = try harness.client()
-        try client.send(get("/hello"))
-        #expect(try client.readResponse().text == "hello")
     }
 }
