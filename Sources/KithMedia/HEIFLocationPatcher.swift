@@ -27,26 +27,36 @@ struct HEIFLocationPatcher {
     func run() throws -> StripReport {
         var report = StripReport(method: .untouched)
         let fileSize = try file.size()
-        // The top-level boxes, read header by header until `meta`.
+        // The top-level boxes, read header by header: `meta`, and the payloads
+        // of `mdat`, where an item's bytes in the file must lie. Zeroing
+        // anything else (a box's header, `ftyp`) would break the file.
         var offset: UInt64 = 0
         var metaRange: (start: UInt64, size: UInt64)?
-        // A photo's `meta` comes right after `ftyp`; a file of tiny boxes
-        // would otherwise cost one read per eight bytes.
+        var mdatPayloads: [Range<UInt64>] = []
+        // A photo has `ftyp`, `meta` and `mdat`; a file of tiny boxes would
+        // otherwise cost one read per eight bytes.
         var boxesLeft = 1_024
         while offset + 8 <= fileSize, boxesLeft > 0 {
             boxesLeft -= 1
             let header = try file.read(count: Int(min(16, fileSize - offset)), at: offset)
             var size = UInt64(header.u32be(at: 0)!)
+            var headerLength: UInt64 = 8
             if size == 1 {
                 guard let large = header.u64be(at: 8) else { throw MediaFileError.malformed("box header cut at \(offset)") }
                 size = large
+                headerLength = 16
             } else if size == 0 {
                 size = fileSize - offset
             }
-            guard size >= 8, size <= fileSize - offset else { throw MediaFileError.malformed("box at \(offset) has size \(size)") }
-            if header.has("meta", at: 4) {
+            guard size >= headerLength, size <= fileSize - offset else {
+                // Past `meta`, a cut or odd tail only narrows where items may lie.
+                if metaRange != nil { break }
+                throw MediaFileError.malformed("box at \(offset) has size \(size)")
+            }
+            if header.has("meta", at: 4), metaRange == nil {
                 metaRange = (offset, size)
-                break
+            } else if header.has("mdat", at: 4) {
+                mdatPayloads.append(offset + headerLength..<offset + size)
             }
             offset += size
         }
@@ -64,7 +74,6 @@ struct HEIFLocationPatcher {
         let extents = try Self.extents(meta, iloc, of: Set(items.map(\.id)))
         // Every range is checked before any byte is written, so a file refused
         // halfway is not left half patched.
-        let metaBytes = metaRange.start..<metaRange.start + metaRange.size
         let idatBytes = idat.map { UInt64(base + $0.payload)..<UInt64(base + $0.end) }
         var zeroed: [UInt32: [Range<UInt64>]] = [:]
         for item in items {
@@ -85,8 +94,8 @@ struct HEIFLocationPatcher {
                 guard !past, !beyond, start <= end, end <= within.upperBound else {
                     throw MediaFileError.malformed("item \(item.id) outside its data")
                 }
-                if extent.method == 0, start < metaBytes.upperBound, end > metaBytes.lowerBound {
-                    throw MediaFileError.malformed("item \(item.id) overlaps the meta box")
+                if extent.method == 0, !mdatPayloads.contains(where: { $0.lowerBound <= start && end <= $0.upperBound }) {
+                    throw MediaFileError.malformed("item \(item.id) outside mdat")
                 }
                 zeroed[item.id, default: []].append(start..<end)
             }

@@ -48,6 +48,8 @@ struct HEIFLocationPatcherTests {
         ("no meta box", HEIF(meta: false)),
         ("an Exif item said to run past the end of the file", HEIF(exifLength: 1 << 30)),
         ("an Exif item said to lie inside the meta box itself", HEIF(exifOffset: 40)),
+        // Zeroing ftyp's size would make it run to the end of the file and hide `meta` (found by the fuzzer).
+        ("an Exif item said to lie over the ftyp box's header", HEIF(exifLength: 4, exifOffset: 0)),
         ("an XMP item in an idat that is not there", HEIF(idat: false)),
         ("an item built from other items (construction method 2)", HEIF(xmpMethod: 2)),
         ("an iloc of version 3", HEIF(ilocVersion: 3)),
