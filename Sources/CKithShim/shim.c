@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -218,8 +217,9 @@ int kith_trim_heap(void) {
  * Public/, configuration), and the kernel maps code around every page that
  * faults, so a server that has just started holds megabytes of code pages it
  * will not touch. This lets go of the process's mappings of its read-only
- * file pages (code and constant data) (the pages stay in the page cache, shared, and fault back in on
- * use) and asks for no mapping-around from then on, so resident memory
+ * file pages, code and constant data (the pages stay in the page cache,
+ * shared, and fault back in on use), and asks for no mapping-around from
+ * then on, so resident memory
  * counts the code the server actually runs. Mappings with copied-on-write
  * pages (a debugger's breakpoint) are left alone: those would be lost. Returns
  * the bytes released, or -1 when /proc/self/smaps cannot be read. */
@@ -234,7 +234,7 @@ long kith_release_startup_code(void) {
     while (fgets(line, sizeof line, smaps)) {
         unsigned long a, b;
         char perms[5];
-        if (sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3 && strchr(line, '-') < strchr(line, ' ')) {
+        if (sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3) {
             start = a;
             end = b;
             /* Code and read-only data; relocated read-only data has

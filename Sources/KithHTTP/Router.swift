@@ -113,12 +113,6 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         return parameters
     }
 
-    /// The first segment when it is a literal: routes are indexed by it.
-    var firstLiteral: String? {
-        if case .literal(let text)? = segments.first { return text }
-        return nil
-    }
-
     /// Builds a path from values in parameter order. A wrong count is a bug in
     /// the caller, caught by the first test that renders the link.
     public func path(_ values: [any PathParameter]) -> String {
@@ -236,13 +230,14 @@ public enum RouteDecision: Sendable {
     case badPath
 }
 
-/// Routes are matched in one place, `decide`, which tries every route in
+/// Routes are matched in one place, `decide`, which tries the routes in
 /// registration order and takes the first whose pattern and method match, so
 /// a literal route (`/occasions/new`) is registered before a parameter that
 /// would also match it (`/occasions/:occasion`). A path that matches only
 /// under other methods is a 405 naming them; the fallback is tried last, for
-/// GET and HEAD alone. A linear walk is plenty for an app's hundred-odd
-/// routes, and leaves registration order as the one rule to know.
+/// GET and HEAD alone. Only the routes that could match the path's first
+/// segment are tried (`RouteTable`), which keeps registration order as the
+/// one rule to know.
 public final class Router<Context: Sendable>: @unchecked Sendable {
     public typealias Handler = @Sendable (inout Context) throws -> Response
     /// A handler with the context made and finished around it. Stored in this
