@@ -176,8 +176,10 @@ public final class StaticFiles: Sendable {
     static func precompressed(_ bytes: [UInt8], digest: String) -> [(ContentCoding, [UInt8])] {
         if let known = compressedCache.withLock({ $0[digest] }) { return known }
         var encoded: [(ContentCoding, [UInt8])] = []
-        if let br = Compression.brotli(bytes, quality: 11), br.count < bytes.count { encoded.append((.br, br)) }
-        if let gz = Compression.gzip(bytes, level: 9), gz.count < bytes.count { encoded.append((.gzip, gz)) }
+        // The encoders write into a buffer sized for the worst case; kept for
+        // the process's life, each result is copied into one of its own size.
+        if let br = Compression.brotli(bytes, quality: 11), br.count < bytes.count { encoded.append((.br, br.withUnsafeBufferPointer { Array($0) })) }
+        if let gz = Compression.gzip(bytes, level: 9), gz.count < bytes.count { encoded.append((.gzip, gz.withUnsafeBufferPointer { Array($0) })) }
         compressedCache.withLock { $0[digest] = encoded }
         return encoded
     }
@@ -214,18 +216,30 @@ public final class StaticFiles: Sendable {
         return files.sorted()
     }
 
+    /// A file's bytes in a buffer of exactly their size: assets are held for
+    /// the life of the process, so a buffer grown by appending would keep
+    /// its slack (up to half again) for as long.
     static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 { return nil }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < size {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+                if n <= 0 {
+                    failed = n < 0
+                    break
+                }
+                count += n
+            }
         }
+        // A file that shrank while read is served as it was read; one that
+        // grew is taken up to its size at the stat, like a snapshot.
+        return failed ? nil : bytes
     }
 
     static func hexDigest(_ bytes: [UInt8]) -> String {

@@ -270,6 +270,27 @@ public final class Database: Sendable {
         try FileSync.flush(fileAt: destination)
     }
 
+    /// Hands back memory held only for speed: SQLite's cached pages not in
+    /// use. For the end of start-up, when migrations have touched every
+    /// table; the cache fills again with what requests actually read.
+    public func releaseMemory() {
+        guard dialect == .sqlite, !isClosed.load(ordering: .acquiring) else { return }
+        writer.withLock { writer in
+            guard let connection = writer, case .sqlite(let sqlite) = connection.backend else { return }
+            connection.lend(to: ThreadIdentity.current)
+            defer { connection.reclaim() }
+            sqlite.releaseMemory()
+        }
+    }
+
+    /// The writer's page cache in bytes (SQLite only), for tests of `releaseMemory`.
+    var writerPageCacheBytes: Int {
+        writer.withLock { writer in
+            guard let connection = writer, case .sqlite(let sqlite) = connection.backend else { return 0 }
+            return sqlite.pageCacheBytes
+        }
+    }
+
     // MARK: - Closing
 
     /// Waits for running reads and writes to finish, checkpoints the WAL into

@@ -155,6 +155,24 @@ final class SQLiteConnection: @unchecked Sendable {
         _ = try? execute("ROLLBACK", cached: true)
     }
 
+    /// Hands back the page cache's unused pages. Migrations read and write
+    /// every table, and the writer would otherwise keep those pages for the
+    /// life of a server that then mostly sits idle.
+    func releaseMemory() {
+        checkAccess()
+        guard let handle else { return }
+        _ = sqlite3_db_release_memory(handle)
+    }
+
+    /// Bytes in the page cache now: what `releaseMemory` gives back.
+    var pageCacheBytes: Int {
+        guard let handle else { return 0 }
+        var current: Int32 = 0
+        var highwater: Int32 = 0
+        _ = sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_USED, &current, &highwater, 0)
+        return Int(current)
+    }
+
     // MARK: - Closing
 
     /// Finalizes every statement and closes the handle. Idempotent.

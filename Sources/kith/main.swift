@@ -59,7 +59,11 @@ case .serve:
     if let files = kith.certificateFiles, kith.certificates?.current == nil {
         Console.out("  no TLS certificate yet: waiting for \(files.chainPath) and \(files.keyPath)")
     }
-    // Serving from here on: the start-up code need not stay resident.
+    // Serving from here on: what only start-up needed goes back. SQLite's
+    // pages cached by the migrations, the heap they and the asset compression
+    // freed, and the start-up code.
+    kith.app.database.releaseMemory()
+    _ = kith_trim_heap()
     _ = kith_release_startup_code()
     var signal = ShutdownSignal.wait()
     // SIGHUP re-reads the certificate (what certbot's deploy hooks send); with

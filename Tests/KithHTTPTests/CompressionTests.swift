@@ -271,6 +271,26 @@ struct CompressionTests {
         #expect(try #require(harness.assets.asset(named: "picture.png")).variants.count == 1)
     }
 
+    @Test("assets are held in buffers of their own size: no read chunks, no encoder's worst case")
+    func assetsHeldTight() throws {
+        let directory = try TemporaryDirectory("kith-asset-sizes")
+        let words = (0..<20_000).map { "word\($0 % 997) " }.joined()
+        try words.write(toFile: directory.path + "/large.js", atomically: true, encoding: .utf8)
+        try Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+            .write(to: URL(fileURLWithPath: directory.path + "/noise.png"))
+        let assets = try StaticFiles(directory: directory.path)
+        let large = try #require(assets.asset(named: "large.js"))
+        #expect(large.variants.map(\.coding) == [.identity, .br, .gzip])
+        #expect(large.bytes == Array(words.utf8))
+        for asset in assets.assets {
+            for variant in asset.variants {
+                // Allowing for malloc's rounding; a buffer grown by appending
+                // or cut from the encoder's bound is kilobytes over.
+                #expect(variant.bytes.capacity - variant.bytes.count < 64, "\(asset.name) \(variant.coding)")
+            }
+        }
+    }
+
     @Test("a page over 1 KB is compressed on the fly and decompresses to the same bytes", arguments: [ContentCoding.gzip, .br])
     func dynamicPage(coding: ContentCoding) throws {
         let harness = try CompressionHarness()

@@ -76,6 +76,23 @@ struct ConfigurationTests {
         #expect(try reopened.read { try $0.queryValue("SELECT name FROM t") as String? } == "kept")
     }
 
+    @Test("releasing memory empties the writer's page cache and loses nothing")
+    func releaseMemory() throws {
+        let directory = try TemporaryDirectory()
+        let db = try directory.database()
+        let filler = String(repeating: "x", count: 1_000)
+        try db.write { tx in
+            for index in 0..<2_000 { try tx.execute("INSERT INTO t (name) VALUES (\(filler + String(index)))") }
+        }
+        let before = db.writerPageCacheBytes
+        #expect(before > 1_000_000)
+        db.releaseMemory()
+        #expect(db.writerPageCacheBytes < before / 10)
+        #expect(try db.read { try $0.queryValue("SELECT count(*) FROM t") as Int? } == 2_000)
+        try db.write { tx in try tx.execute("INSERT INTO t (name) VALUES (\("after"))") }
+        #expect(try db.read { try $0.queryValue("SELECT count(*) FROM t") as Int? } == 2_001)
+    }
+
     @Test("opening a path that cannot be created fails with a clear error")
     func unopenable() throws {
         let directory = try TemporaryDirectory()

@@ -569,7 +569,6 @@ enum PlateRoutes {
     /// that would make the old rows wrong: the spot spotted again, the
     /// player back in the game or gone from Kith.
     static func restorePost(_ context: RequestContext) throws -> Response {
-        let game = try context.load(PlateGameScope.self, parameter: "game")
         let entryID = try context.request.parameter("entry", as: Int64.self)
         let app = context.app
         let now = app.now
