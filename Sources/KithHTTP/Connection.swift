@@ -192,7 +192,9 @@ final class Exchange {
     /// The disk space its uploads hold while it lasts.
     var reservation: UploadReservation?
     /// Set when the client leaves before its handler ran, so the handler never does.
-    let abandoned = AbandonFlag()
+    /// Made when first asked for (always on the I/O thread): only requests
+    /// that go to a worker need one, not those answered on the loop.
+    lazy var abandoned = AbandonFlag()
     var headOnly: Bool { head?.method == .head }
 
     /// Deletes what the body wrote so far and gives back its upload space.

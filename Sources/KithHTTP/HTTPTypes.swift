@@ -120,36 +120,108 @@ public enum BodyFraming: Sendable, Equatable {
 }
 
 /// Everything before the body.
+///
+/// The fields live in one box: a head passes from the parser to the
+/// exchange, the request and its handler, and a struct of strings and an
+/// array cost a reference-count operation per field at every copy. A head is
+/// rarely changed after parsing; a change copies the box first if shared.
 public struct RequestHead: Sendable {
-    public var method: HTTPMethod
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        // Written only while uniquely referenced (see `unique`), so never
+        // while another thread can read it.
+        @usableFromInline var method: HTTPMethod
+        @usableFromInline var target: String
+        @usableFromInline var path: String
+        @usableFromInline var query: String?
+        @usableFromInline var minorVersion: Int
+        @usableFromInline var headers: HTTPHeaders
+        @usableFromInline var framing: BodyFraming
+        @usableFromInline var keepAlive: Bool
+        @usableFromInline var expectsContinue: Bool
+
+        init(
+            method: HTTPMethod, target: String, path: String, query: String?, minorVersion: Int,
+            headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool, expectsContinue: Bool
+        ) {
+            self.method = method
+            self.target = target
+            self.path = path
+            self.query = query
+            self.minorVersion = minorVersion
+            self.headers = headers
+            self.framing = framing
+            self.keepAlive = keepAlive
+            self.expectsContinue = expectsContinue
+        }
+
+        @usableFromInline func copy() -> Storage {
+            Storage(
+                method: method, target: target, path: path, query: query, minorVersion: minorVersion,
+                headers: headers, framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue)
+        }
+    }
+
+    @usableFromInline var storage: Storage
+
+    /// The storage, copied first when another head shares it.
+    @usableFromInline var unique: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
+    @inlinable public var method: HTTPMethod {
+        get { storage.method }
+        set { unique.method = newValue }
+    }
     /// The request target exactly as sent (origin form, or `*`, or absolute form).
-    public var target: String
+    @inlinable public var target: String {
+        get { storage.target }
+        set { unique.target = newValue }
+    }
     /// The path part of the target, still percent-encoded.
-    public var path: String
+    @inlinable public var path: String {
+        get { storage.path }
+        set { unique.path = newValue }
+    }
     /// The query part after `?`, still percent-encoded; nil when there is no `?`.
-    public var query: String?
+    @inlinable public var query: String? {
+        get { storage.query }
+        set { unique.query = newValue }
+    }
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    public var minorVersion: Int
-    public var headers: HTTPHeaders
-    public var framing: BodyFraming
+    @inlinable public var minorVersion: Int {
+        get { storage.minorVersion }
+        set { unique.minorVersion = newValue }
+    }
+    @inlinable public var headers: HTTPHeaders {
+        get { storage.headers }
+        set { unique.headers = newValue }
+    }
+    @inlinable public var framing: BodyFraming {
+        get { storage.framing }
+        set { unique.framing = newValue }
+    }
     /// Whether the connection may serve another request after this one.
-    public var keepAlive: Bool
+    @inlinable public var keepAlive: Bool {
+        get { storage.keepAlive }
+        set { unique.keepAlive = newValue }
+    }
     /// `Expect: 100-continue` was sent.
-    public var expectsContinue: Bool
+    @inlinable public var expectsContinue: Bool {
+        get { storage.expectsContinue }
+        set { unique.expectsContinue = newValue }
+    }
 
     public init(
         method: HTTPMethod, target: String, path: String, query: String?, minorVersion: Int,
         headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool, expectsContinue: Bool
     ) {
-        self.method = method
-        self.target = target
-        self.path = path
-        self.query = query
-        self.minorVersion = minorVersion
-        self.headers = headers
-        self.framing = framing
-        self.keepAlive = keepAlive
-        self.expectsContinue = expectsContinue
+        storage = Storage(
+            method: method, target: target, path: path, query: query, minorVersion: minorVersion,
+            headers: headers, framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue)
     }
 }
 

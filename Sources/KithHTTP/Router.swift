@@ -105,8 +105,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         for segment in compiled {
             switch segment {
             case .literal: break
-            case .parameter(let name): parameters.values.append((name, path.string(index)))
-            case .rest(let name): parameters.values.append((name, path.string(from: index)))
+            case .parameter(let name): parameters.append(name, path.string(index))
+            case .rest(let name): parameters.append(name, path.string(from: index))
             }
             index += 1
         }
@@ -131,10 +131,37 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// The values a route's pattern took from a path, by parameter name.
+///
+/// Kith's routes take one or two parameters. Those are held inline, so a
+/// match allocates nothing beyond the values' own strings; more go in an array.
 public struct PathParameters: Sendable {
-    public var values: [(name: String, value: String)] = []
+    private var first: (name: String, value: String)?
+    private var second: (name: String, value: String)?
+    private var rest: [(name: String, value: String)] = []
+
     public init() {}
-    public subscript(name: String) -> String? { values.first { $0.name == name }?.value }
+
+    /// In the order the pattern names them.
+    public var values: [(name: String, value: String)] {
+        [first, second].compactMap { $0 } + rest
+    }
+
+    public subscript(name: String) -> String? {
+        if let first, first.name == name { return first.value }
+        if let second, second.name == name { return second.value }
+        return rest.first { $0.name == name }?.value
+    }
+
+    mutating func append(_ name: String, _ value: String) {
+        if first == nil {
+            first = (name, value)
+        } else if second == nil {
+            second = (name, value)
+        } else {
+            rest.append((name, value))
+        }
+    }
 }
 
 /// How much body a route accepts and in what shape. The engine enforces it

@@ -48,8 +48,10 @@ public final class StaticFiles: Sendable {
         public let bytes: [UInt8]
         public let etag: String
         let negotiable: Bool
-        let immutableFields: PreparedFields
-        let revalidatedFields: PreparedFields
+        /// The whole-file answers under each caching rule, built once: most
+        /// requests for an asset send one of these as it is.
+        let immutableResponse: Response
+        let revalidatedResponse: Response
 
         init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, negotiable: Bool) {
             self.coding = coding
@@ -62,8 +64,11 @@ public final class StaticFiles: Sendable {
                         + (negotiable ? [("Vary", "Accept-Encoding")] : [])
                         + [("Cache-Control", cacheControl), ("ETag", etag), ("Accept-Ranges", "bytes")])
             }
-            immutableFields = fields(StaticFiles.immutable)
-            revalidatedFields = fields(StaticFiles.revalidated)
+            var response = Response(status: .ok, body: .bytes(bytes))
+            response.prepared = fields(StaticFiles.immutable)
+            immutableResponse = response
+            response.prepared = fields(StaticFiles.revalidated)
+            revalidatedResponse = response
         }
     }
 
@@ -97,8 +102,11 @@ public final class StaticFiles: Sendable {
             hashed[hashedName] = asset
             plain[relative] = asset
         }
-        byHashedName = hashed
-        byName = plain
+        // Every request for an asset looks it up by name. Swift's tables fill
+        // to three quarters and compare whole names along a probe; at a
+        // quarter full a lookup almost always finds its name first time.
+        byHashedName = Dictionary(minimumCapacity: hashed.count * 4).merging(hashed) { first, _ in first }
+        byName = Dictionary(minimumCapacity: plain.count * 4).merging(plain) { first, _ in first }
         // Brotli 11 frees megabytes of working memory here, which glibc
         // would otherwise keep in the heap of a server that then sits idle.
         _ = kith_trim_heap()
@@ -140,9 +148,7 @@ public final class StaticFiles: Sendable {
         // lines built when the asset was loaded.
         let conditional = head.headers["If-None-Match"]
         if rangeHeader == nil && conditional == nil {
-            var response = Response(status: .ok, body: .bytes(variant.bytes))
-            response.prepared = immutable ? variant.immutableFields : variant.revalidatedFields
-            return response
+            return immutable ? variant.immutableResponse : variant.revalidatedResponse
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", asset.contentType)

@@ -159,6 +159,14 @@ extension Connection: Queryable {
         return try queryOne(sql, cached: true)
     }
 
+    public func query<T>(_ sql: SQL, decode: (RowView) throws -> T) throws -> [T] {
+        checkAccess()
+        switch backend {
+        case .sqlite(let c): return try c.query(sql, decode: decode)
+        case .postgres(let c): return try c.query(sql, cached: true).map { try decode(RowView($0)) }
+        }
+    }
+
     public func forEach(_ sql: SQL, _ body: (Row) throws -> Void) throws {
         checkAccess()
         switch backend {

@@ -20,6 +20,10 @@ public protocol Queryable {
     /// stops the iteration and is rethrown.
     func forEach(_ sql: SQL, _ body: (Row) throws -> Void) throws
 
+    /// Runs one statement and collects what `decode` makes of each row, read
+    /// in place: no `Row` is copied out (see `RowView`). For lists read often.
+    func query<T>(_ sql: SQL, decode: (RowView) throws -> T) throws -> [T]
+
     /// Runs every statement of `text` in order, with no arguments, stopping at
     /// the first failure. For migration files and other trusted SQL scripts.
     func executeScript(_ text: String) throws(DatabaseError)

@@ -353,6 +353,19 @@ extension SQLiteConnection: Queryable {
         return try queryOne(sql, cached: true)
     }
 
+    public func query<T>(_ sql: SQL, decode: (RowView) throws -> T) throws -> [T] {
+        checkAccess()
+        let statement = try acquire(sql, cached: true)
+        defer { release(statement) }
+        var results: [T] = []
+        results.reserveCapacity(statement.rowCountHint)
+        while try statement.step() {
+            results.append(try decode(RowView(statement)))
+        }
+        statement.rememberRowCount(results.count)
+        return results
+    }
+
     public func forEach(_ sql: SQL, _ body: (Row) throws -> Void) throws {
         checkAccess()
         let statement = try acquire(sql, cached: true)

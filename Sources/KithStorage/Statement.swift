@@ -74,7 +74,11 @@ final class Statement {
     }
 
     /// Advances to the next row; false when the statement has finished.
+    /// Steps taken so far, so a `RowView` can tell that its row is gone.
+    private(set) var stepCount: UInt64 = 0
+
     func step() throws(DatabaseError) -> Bool {
+        stepCount &+= 1
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -115,6 +119,12 @@ final class Statement {
         return true
     }
 
+    /// Stops the program when a `RowView` is read after its statement moved
+    /// on (kept past its closure): it would read another row, or none.
+    func checkCurrent(_ step: UInt64) {
+        precondition(step == stepCount && isInUse, "a RowView was read outside the query(_:decode:) closure it was given to")
+    }
+
     /// Copies the current row out of SQLite.
     func row(columns: Row.Columns) -> Row {
         let count = sqlite3_column_count(handle)
@@ -148,7 +158,7 @@ final class Statement {
         rowCountHint = min(count, 256)
     }
 
-    private func value(at index: Int32) -> DatabaseValue {
+    func value(at index: Int32) -> DatabaseValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER:
             return .integer(sqlite3_column_int64(handle, index))

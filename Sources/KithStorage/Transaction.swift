@@ -55,6 +55,11 @@ extension Transaction: Queryable {
         return try connection.queryOne(sql)
     }
 
+    public func query<T>(_ sql: SQL, decode: (RowView) throws -> T) throws -> [T] {
+        checkOpen()
+        return try connection.query(sql, decode: decode)
+    }
+
     public func forEach(_ sql: SQL, _ body: (Row) throws -> Void) throws {
         checkOpen()
         try connection.forEach(sql, body)

@@ -127,6 +127,55 @@ struct ReadTests {
         #expect(try db.read { try $0.query("SELECT id FROM t ORDER BY id").count } == 100)
     }
 
+    @Test("query(_:decode:) reads each row in place, in a read and in a write, with Row's errors", arguments: TestBackend.available)
+    func decodeInPlace(backend: TestBackend) throws {
+        struct Named: Equatable {
+            let id: Int64
+            let name: String?
+        }
+        let store = try TestStore(backend)
+        defer { store.finish() }
+        let db = store.database
+        try db.write { tx in
+            for i in 1...40 { try tx.execute("INSERT INTO t (id, name) VALUES (\(i), \(i % 10 == 0 ? nil : "n\(i)"))") }
+        }
+        let expected = (1...40).map { Named(id: Int64($0), name: $0 % 10 == 0 ? nil : "n\($0)") }
+        let sql: SQL = "SELECT id, name FROM t ORDER BY id"
+        let read = try db.read { conn in try conn.query(sql) { row in Named(id: try row.get(0), name: try row.get(1)) } }
+        #expect(read == expected)
+        // Twice more: the cached statement is reused, row by row as before.
+        #expect(try db.read { conn in try conn.query(sql) { row in try row.get(0) as Int64 } } == expected.map(\.id))
+        let written = try db.write { tx in try tx.query(sql) { row in Named(id: try row.get(0), name: try row.get(1)) } }
+        #expect(written == expected)
+        let copies = try db.read { conn in try conn.query("SELECT id, name FROM t WHERE id <= 2 ORDER BY id") { $0.copy() } }
+        #expect(try copies.map { try $0.get("name") as String } == ["n1", "n2"])
+
+        let null = #expect(throws: RowDecodingError.self) {
+            try db.read { conn in try conn.query(sql) { row in try row.get(1) as String } }
+        }
+        #expect(null?.column == "name")
+        #expect(null?.problem == .unexpectedNull)
+        let outside = #expect(throws: RowDecodingError.self) {
+            try db.read { conn in try conn.query(sql) { row in try row.get(2) as Int64 } }
+        }
+        #expect(outside?.problem == .indexOutOfRange(count: 2))
+        // An error stops the query; the statement is reset and runs again whole.
+        #expect(try db.read { conn in try conn.query(sql) { try $0.get(0) as Int64 } }.count == 40)
+    }
+
+    @Test("a row view kept past its closure stops the program when read")
+    func escapedRowViewTraps() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("test.sqlite")
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let db = try Database(path: path)
+            try db.write { tx in try tx.execute("CREATE TABLE t (x)"); try tx.execute("INSERT INTO t VALUES (1), (2)") }
+            let kept = try db.read { conn in try conn.query("SELECT x FROM t") { $0 } }
+            _ = try kept[0].get(0) as Int64
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("RowView was read outside"))
+    }
+
     @Test("queryOne, queryValue, changes and lastInsertRowID")
     func helpers() throws {
         let directory = try TemporaryDirectory()
