@@ -218,9 +218,11 @@ int kith_trim_heap(void) {
  * faults, so a server that has just started holds megabytes of code pages it
  * will not touch. This lets go of the process's mappings of its read-only
  * file pages, code and constant data (the pages stay in the page cache,
- * shared, and fault back in on use), and asks for no mapping-around from
- * then on, so resident memory
- * counts the code the server actually runs. Mappings with copied-on-write
+ * shared, and fault back in on use), so resident memory counts the code
+ * the server actually runs, and marks them random-access so a fault reads no
+ * more from disk than it needs. (The kernel still maps up to 64 KiB of
+ * neighbours already in the page cache around each fault: idle work brings
+ * back more than its own pages.) Mappings with copied-on-write
  * pages (a debugger's breakpoint) are left alone: those would be lost. Returns
  * the bytes released, or -1 when /proc/self/smaps cannot be read. */
 long kith_release_startup_code(void) {

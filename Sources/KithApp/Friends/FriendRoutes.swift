@@ -74,7 +74,7 @@ enum FriendRoutes {
     static func page(_ context: RequestContext, user: User, form: FormState, status: HTTPStatus = .ok) throws -> Response {
         var form = form
         form.onceToken = context.onceToken()
-        var frame = context.pageContext()
+        let frame = context.pageContext()
         let friends = try context.app.database.read { try FriendStore.friends($0, userID: user.id) }
         return context.app.page(
             FriendPages.friends(
