@@ -119,26 +119,23 @@ public enum BodyFraming: Sendable, Equatable {
     case chunked
 }
 
-/// Everything before the body.
+/// Everything before the body, as the parser (or an HTTP/2 stream) made it.
 ///
-/// The fields live in one box: a head passes from the parser to the
-/// exchange, the request and its handler, and a struct of strings and an
-/// array cost a reference-count operation per field at every copy. A head is
-/// rarely changed after parsing; a change copies the box first if shared.
+/// The fields live in one immutable box: a head passes from the parser to
+/// the exchange, the request and its handler, and a struct of strings and an
+/// array cost a reference-count operation per field at every copy.
 public struct RequestHead: Sendable {
     @usableFromInline
-    final class Storage: @unchecked Sendable {
-        // Written only while uniquely referenced (see `unique`), so never
-        // while another thread can read it.
-        @usableFromInline var method: HTTPMethod
-        @usableFromInline var target: String
-        @usableFromInline var path: String
-        @usableFromInline var query: String?
-        @usableFromInline var minorVersion: Int
-        @usableFromInline var headers: HTTPHeaders
-        @usableFromInline var framing: BodyFraming
-        @usableFromInline var keepAlive: Bool
-        @usableFromInline var expectsContinue: Bool
+    final class Storage: Sendable {
+        @usableFromInline let method: HTTPMethod
+        @usableFromInline let target: String
+        @usableFromInline let path: String
+        @usableFromInline let query: String?
+        @usableFromInline let minorVersion: Int
+        @usableFromInline let headers: HTTPHeaders
+        @usableFromInline let framing: BodyFraming
+        @usableFromInline let keepAlive: Bool
+        @usableFromInline let expectsContinue: Bool
 
         init(
             method: HTTPMethod, target: String, path: String, query: String?, minorVersion: Int,
@@ -154,66 +151,25 @@ public struct RequestHead: Sendable {
             self.keepAlive = keepAlive
             self.expectsContinue = expectsContinue
         }
-
-        @usableFromInline func copy() -> Storage {
-            Storage(
-                method: method, target: target, path: path, query: query, minorVersion: minorVersion,
-                headers: headers, framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue)
-        }
     }
 
-    @usableFromInline var storage: Storage
+    @usableFromInline let storage: Storage
 
-    /// The storage, copied first when another head shares it.
-    @usableFromInline var unique: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
-    }
-
-    @inlinable public var method: HTTPMethod {
-        get { storage.method }
-        set { unique.method = newValue }
-    }
+    @inlinable public var method: HTTPMethod { storage.method }
     /// The request target exactly as sent (origin form, or `*`, or absolute form).
-    @inlinable public var target: String {
-        get { storage.target }
-        set { unique.target = newValue }
-    }
+    @inlinable public var target: String { storage.target }
     /// The path part of the target, still percent-encoded.
-    @inlinable public var path: String {
-        get { storage.path }
-        set { unique.path = newValue }
-    }
+    @inlinable public var path: String { storage.path }
     /// The query part after `?`, still percent-encoded; nil when there is no `?`.
-    @inlinable public var query: String? {
-        get { storage.query }
-        set { unique.query = newValue }
-    }
+    @inlinable public var query: String? { storage.query }
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    @inlinable public var minorVersion: Int {
-        get { storage.minorVersion }
-        set { unique.minorVersion = newValue }
-    }
-    @inlinable public var headers: HTTPHeaders {
-        get { storage.headers }
-        set { unique.headers = newValue }
-    }
-    @inlinable public var framing: BodyFraming {
-        get { storage.framing }
-        set { unique.framing = newValue }
-    }
+    @inlinable public var minorVersion: Int { storage.minorVersion }
+    @inlinable public var headers: HTTPHeaders { storage.headers }
+    @inlinable public var framing: BodyFraming { storage.framing }
     /// Whether the connection may serve another request after this one.
-    @inlinable public var keepAlive: Bool {
-        get { storage.keepAlive }
-        set { unique.keepAlive = newValue }
-    }
+    @inlinable public var keepAlive: Bool { storage.keepAlive }
     /// `Expect: 100-continue` was sent.
-    @inlinable public var expectsContinue: Bool {
-        get { storage.expectsContinue }
-        set { unique.expectsContinue = newValue }
-    }
+    @inlinable public var expectsContinue: Bool { storage.expectsContinue }
 
     public init(
         method: HTTPMethod, target: String, path: String, query: String?, minorVersion: Int,
