@@ -223,8 +223,8 @@ public final class StaticFiles: Sendable {
     }
 
     /// A file's bytes in a buffer of exactly their size: assets are held for
-    /// the life of the process, so a buffer grown by appending would keep
-    /// its slack (up to half again) for as long.
+    /// the life of the process, and a buffer grown by appending would keep
+    /// its slack (up to as much again as the file) for as long.
     static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
