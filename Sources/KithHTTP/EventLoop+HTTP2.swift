@@ -368,9 +368,9 @@ extension EventLoop {
         }
         fields.add(response.prepared.block)
         if response.headers.count == 0 {
-            fields.add(h2.connectionBlock)
+            fields.add(response.kind == .document ? h2.documentBlock : h2.subresourceBlock)
         } else {
-            for field in h2.connectionFields where !response.headers.contains(field.name) {
+            for field in h2.connectionFields[response.kind] where !response.headers.contains(field.name) {
                 fields.add(field.block)
             }
         }

@@ -907,7 +907,7 @@ final class EventLoop: @unchecked Sendable {
             out.append(contentsOf: Self.crlf)
         }
         out.append(contentsOf: response.prepared.lines)
-        for field in core.connectionFields(secure: secure) where !response.headers.contains(field.name) {
+        for field in core.connectionFields(secure: secure)[response.kind] where !response.headers.contains(field.name) {
             out.append(contentsOf: field.line)
         }
         if let contentLength {

@@ -31,10 +31,11 @@ final class HTTP2Session {
     /// GOAWAY has been queued; the connection ends when its last stream does.
     var goingAway = false
     let limits: HTTPParser.Limits
-    /// What every response on this connection carries (`ServerCore.connectionFields`).
-    let connectionFields: [ConnectionField]
-    /// All of `connectionFields` in one block, for the usual response that overrides none of them.
-    let connectionBlock: HTTP2HeaderBlock
+    /// What responses on this connection carry (`ServerCore.connectionFields`).
+    let connectionFields: ConnectionFields
+    /// Each kind's fields in one block, for the usual response that overrides none of them.
+    let documentBlock: HTTP2HeaderBlock
+    let subresourceBlock: HTTP2HeaderBlock
     let maxUnsentBytes: Int
     /// What the deadline was last set for, so that only progress or a change of kind moves it.
     var deadlineKind = DeadlineKind.none
@@ -68,12 +69,16 @@ final class HTTP2Session {
     /// Stream window once a body is admitted, and the connection's window.
     static let bodyWindow: Int32 = 1 << 20
 
-    init?(loop: EventLoop, connection: ConnectionID, configuration: ServerConfiguration, connectionFields: [ConnectionField]) {
+    init?(loop: EventLoop, connection: ConnectionID, configuration: ServerConfiguration, connectionFields: ConnectionFields) {
         self.connection = connection
         self.connectionFields = connectionFields
-        var block = HTTP2HeaderBlock()
-        for field in connectionFields { block.add(field.block) }
-        connectionBlock = block
+        func block(_ fields: [ConnectionField]) -> HTTP2HeaderBlock {
+            var block = HTTP2HeaderBlock()
+            for field in fields { block.add(field.block) }
+            return block
+        }
+        documentBlock = block(connectionFields.document)
+        subresourceBlock = block(connectionFields.subresource)
         mailbox = HTTP2Mailbox(loop: loop, connection: connection)
         limits = configuration.parserLimits
         maxUnsentBytes = configuration.maxStreamUnsentBytes

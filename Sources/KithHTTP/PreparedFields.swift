@@ -29,14 +29,36 @@ struct ConnectionField: Sendable {
         line = Array("\(name): \(value)\r\n".utf8)
         block = HTTP2HeaderBlock([(name, value)])
     }
+}
 
-    /// The fields for plain connections and for TLS ones; the one decision
-    /// both protocols' head writers take.
-    static func forConnections(_ configuration: ServerConfiguration) -> (plain: [ConnectionField], secure: [ConnectionField]) {
-        let plain = configuration.defaultHeaders.map { ConnectionField(name: $0.name, value: $0.value) }
+/// The fields responses on one kind of connection get, by the response's
+/// kind: the one decision both protocols' head writers take.
+struct ConnectionFields: Sendable {
+    let document: [ConnectionField]
+    let subresource: [ConnectionField]
+
+    subscript(kind: Response.Kind) -> [ConnectionField] {
+        switch kind {
+        case .document: document
+        case .subresource: subresource
+        }
+    }
+
+    /// For plain connections and for TLS ones, which add `Strict-Transport-Security`
+    /// to every response: it is about the host, whatever the response.
+    static func forConnections(_ configuration: ServerConfiguration) -> (plain: ConnectionFields, secure: ConnectionFields) {
+        func fields(_ headers: HTTPHeaders) -> [ConnectionField] {
+            headers.map { ConnectionField(name: $0.name, value: $0.value) }
+        }
+        let every = fields(configuration.defaultHeaders)
+        let documentOnly = fields(configuration.documentHeaders)
         let strict = configuration.tls?.strictTransportSecurity.map {
             ConnectionField(name: "Strict-Transport-Security", value: $0)
         }
-        return (plain, plain + (strict.map { [$0] } ?? []))
+        let secureEvery = every + (strict.map { [$0] } ?? [])
+        return (
+            ConnectionFields(document: documentOnly + every, subresource: every),
+            ConnectionFields(document: documentOnly + secureEvery, subresource: secureEvery)
+        )
     }
 }

@@ -1,7 +1,8 @@
 import Glibc
 
 /// What a handler returns. The engine adds `Content-Length`, `Date`,
-/// `Connection` and the configured security headers when it writes it.
+/// `Connection` and the configured security headers (those for its `kind`)
+/// when it writes it.
 public struct Response: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
@@ -10,6 +11,18 @@ public struct Response: Sendable {
     /// responses the engine builds once and sends many times — static
     /// assets — so a request does not rebuild them.
     public var prepared = PreparedFields.none
+    /// Whether the configured document headers apply (`ServerConfiguration.documentHeaders`).
+    public var kind = Kind.document
+
+    public enum Kind: Sendable {
+        /// Anything a browser may show as a page or run as a worker: HTML,
+        /// SVG, text, a service worker's script. The default.
+        case document
+        /// Only ever loaded into a page — a stylesheet, a classic script, a
+        /// raster image, a font, a sound — so document-only policies do not
+        /// apply to it, and a browser ignores them there.
+        case subresource
+    }
 
     public enum Body: Sendable {
         case bytes([UInt8])

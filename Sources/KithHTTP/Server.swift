@@ -67,8 +67,8 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let workers: WorkerPool
-    private let plainConnectionFields: [ConnectionField]
-    private let secureConnectionFields: [ConnectionField]
+    private let plainConnectionFields: ConnectionFields
+    private let secureConnectionFields: ConnectionFields
     let headerTimeout: UInt64
     let bodyProgressTimeout: UInt64
     let writeProgressTimeout: UInt64
@@ -81,7 +81,7 @@ final class ServerCore: Sendable {
     private let connectionsByAddress = Mutex<[String: Int]>([:])
 
     /// The fields every response on a connection gets, for HTTP/1.1 and HTTP/2 alike.
-    func connectionFields(secure: Bool) -> [ConnectionField] {
+    func connectionFields(secure: Bool) -> ConnectionFields {
         secure ? secureConnectionFields : plainConnectionFields
     }
 
@@ -90,7 +90,7 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.logger = logger
         workers = WorkerPool(threads: configuration.workers, queueCapacity: configuration.workQueueCapacity)
-        (plainConnectionFields, secureConnectionFields) = ConnectionField.forConnections(configuration)
+        (plainConnectionFields, secureConnectionFields) = ConnectionFields.forConnections(configuration)
         func nanos(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
         headerTimeout = nanos(configuration.headerTimeout)
         bodyProgressTimeout = nanos(configuration.bodyProgressTimeout)

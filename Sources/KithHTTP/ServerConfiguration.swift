@@ -64,6 +64,11 @@ public struct ServerConfiguration: Sendable {
     public var compression: ResponseCompressor? = ResponseCompressor()
     /// Added to every response that does not set the same header itself.
     public var defaultHeaders = HTTPHeaders()
+    /// Added, on the same terms, only to responses a browser may show as a
+    /// page or run as a worker (`Response.Kind.document`): a content policy,
+    /// a permissions policy and the like mean nothing on a stylesheet, a
+    /// script or an image, and would cost every asset of a first visit their bytes.
+    public var documentHeaders = HTTPHeaders()
     /// HTTPS on a second port; nil: plain HTTP only.
     public var tls: TLSSettings?
 

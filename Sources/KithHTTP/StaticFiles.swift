@@ -16,6 +16,9 @@ public final class StaticFiles: Sendable {
         public let name: String
         public let hashedName: String
         public let contentType: String
+        /// Stylesheets, scripts, raster images, fonts and sounds go without
+        /// the document headers (`ServerConfiguration.documentHeaders`).
+        public let kind: Response.Kind
         /// The entity tag of the uncompressed bytes; each encoding has its own.
         public let etag: String
         public let bytes: [UInt8]
@@ -29,11 +32,14 @@ public final class StaticFiles: Sendable {
             self.name = name
             self.hashedName = hashedName
             self.contentType = contentType
+            kind = MediaType.kind(of: contentType)
             self.etag = etag
             self.bytes = bytes
             let negotiable = !encoded.isEmpty
-            variants = ([(ContentCoding.identity, bytes)] + encoded).map { coding, bytes in
-                Variant(coding: coding, bytes: bytes, etag: coding.tag(etag), contentType: contentType, negotiable: negotiable)
+            variants = ([(ContentCoding.identity, bytes)] + encoded).map { [kind] coding, bytes in
+                Variant(
+                    coding: coding, bytes: bytes, etag: coding.tag(etag), contentType: contentType, kind: kind,
+                    negotiable: negotiable)
             }
             offered = encoded.map(\.0)
         }
@@ -53,7 +59,7 @@ public final class StaticFiles: Sendable {
         let immutableResponse: Response
         let revalidatedResponse: Response
 
-        init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, negotiable: Bool) {
+        init(coding: ContentCoding, bytes: [UInt8], etag: String, contentType: String, kind: Response.Kind, negotiable: Bool) {
             self.coding = coding
             self.bytes = bytes
             self.etag = etag
@@ -65,6 +71,7 @@ public final class StaticFiles: Sendable {
                         + [("Cache-Control", cacheControl), ("ETag", etag), ("Accept-Ranges", "bytes")])
             }
             var response = Response(status: .ok, body: .bytes(bytes))
+            response.kind = kind
             response.prepared = fields(StaticFiles.immutable)
             immutableResponse = response
             response.prepared = fields(StaticFiles.revalidated)
@@ -157,8 +164,13 @@ public final class StaticFiles: Sendable {
         headers.add("Cache-Control", immutable ? Self.immutable : Self.revalidated)
         headers.add("ETag", variant.etag)
         headers.add("Accept-Ranges", "bytes")
+        func answer(_ status: HTTPStatus, _ body: [UInt8] = []) -> Response {
+            var response = Response(status: status, headers: headers, body: .bytes(body))
+            response.kind = asset.kind
+            return response
+        }
         if let conditional, ETag.matches(conditional, variant.etag) {
-            return Response(status: .notModified, headers: headers)
+            return answer(.notModified)
         }
         let length = Int64(variant.bytes.count)
         let ifRangeHolds = head.headers["If-Range"].map { $0 == variant.etag } ?? true
@@ -166,11 +178,11 @@ public final class StaticFiles: Sendable {
         if let contentRange = range.contentRange(length: length) { headers.add("Content-Range", contentRange) }
         switch range {
         case .full:
-            return Response(status: .ok, headers: headers, body: .bytes(variant.bytes))
+            return answer(.ok, variant.bytes)
         case .partial(let bytes):
-            return Response(status: .partialContent, headers: headers, body: .bytes(Array(variant.bytes[Int(bytes.lowerBound)...Int(bytes.upperBound)])))
+            return answer(.partialContent, Array(variant.bytes[Int(bytes.lowerBound)...Int(bytes.upperBound)]))
         case .unsatisfiable:
-            return Response(status: .rangeNotSatisfiable, headers: headers)
+            return answer(.rangeNotSatisfiable)
         }
     }
 
@@ -285,5 +297,18 @@ public enum MediaType {
         case "wav": return "audio/wav"
         default: return "application/octet-stream"
         }
+    }
+
+    /// What a browser does with a response of this type: SVG, HTML, text,
+    /// JSON and anything unknown may be opened as a page, so they stay
+    /// documents; the rest is only ever loaded into one. Scripts count as
+    /// subresources: a service worker's script is served by a route of its
+    /// own, as a document, because its content policy is the worker's.
+    public static func kind(of contentType: String) -> Response.Kind {
+        let type = contentType.prefix { $0 != ";" }
+        if type == "image/svg+xml" { return .document }
+        if type == "text/css" || type == "text/javascript" { return .subresource }
+        for family in ["image/", "font/", "audio/", "video/"] where type.hasPrefix(family) { return .subresource }
+        return .document
     }
 }

@@ -35,6 +35,25 @@ struct AppTests {
         #expect(css.text.contains("--purple"))
     }
 
+    @Test("stylesheets, scripts and raster images carry nosniff alone; what may be opened as a page, or runs as a worker, keeps the content policy")
+    func headersByKind() throws {
+        let app = try AppHarness()
+        let assets = app.app.assets
+        for name in ["css/app.css", "js/app.js", "icons/kith-192.png"] {
+            let response = try app.get(assets.url(name))
+            #expect(response.status == 200, "\(name)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff", "\(name)")
+            for documentOnly in ["Content-Security-Policy", "Referrer-Policy", "Cross-Origin-Opener-Policy", "Permissions-Policy"] {
+                #expect(response.header(documentOnly) == nil, "\(name) has \(documentOnly)")
+            }
+        }
+        for path in [assets.url("icons/kith.svg"), "/sw.js", "/manifest.webmanifest", "/no/such/page"] {
+            let response = try app.get(path)
+            #expect(response.header("Content-Security-Policy")?.contains("default-src 'self'") == true, "\(path)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff", "\(path)")
+        }
+    }
+
     @Test("every asset a page links to exists")
     func linkedAssets() throws {
         let app = try AppHarness()

@@ -99,6 +99,7 @@ final class HTTP2Harness: @unchecked Sendable {
         configuration.workers = 4
         configuration.temporaryDirectory = directory.path + "/tmp"
         configuration.defaultHeaders.add("X-Content-Type-Options", "nosniff")
+        configuration.documentHeaders.add("Content-Security-Policy", "default-src 'self'")
         configure(&configuration)
         let admit: @Sendable (Request) -> Admission = { request in
             request.headers["X-Refuse"] == nil ? .proceed : .refuse(HTTPError(.forbidden, "Not for you."))
@@ -160,6 +161,7 @@ struct HTTP2Tests {
         #expect(result["body"] as? String == "hello")
         #expect(headers["content-length"] == "5")
         #expect(headers["x-content-type-options"] == "nosniff")
+        #expect(headers["content-security-policy"] == "default-src 'self'")
         #expect(headers["date"] != nil)
         #expect(headers.keys.allSatisfy { $0 == $0.lowercased() })
         #expect(headers["connection"] == nil && headers["transfer-encoding"] == nil && headers["keep-alive"] == nil)
@@ -300,6 +302,7 @@ struct HTTP2Tests {
         #expect(plainHeaders["content-encoding"] == nil)
         #expect(plainHeaders["content-length"] == String(HTTP2Harness.styleText.utf8.count))
         #expect(plainHeaders["x-content-type-options"] == "nosniff")
+        #expect(plainHeaders["content-security-policy"] == nil, "a stylesheet gets no document headers")
         #expect(plainHeaders["date"] != nil)
 
         let gzip = try #require(asset.variant(.gzip))

@@ -97,6 +97,7 @@ final class EngineHarness: @unchecked Sendable {
         configuration.workers = 4
         configuration.temporaryDirectory = directory.path + "/tmp"
         configuration.defaultHeaders.add("X-Content-Type-Options", "nosniff")
+        configuration.documentHeaders.add("Content-Security-Policy", "default-src 'self'")
         configure(&configuration)
         server = Server(
             configuration: configuration, responder: TestResponder(router: router, admission: admit), logger: Logger(enabled: false))
@@ -472,6 +473,10 @@ struct ServerTests {
         let notModified = try client.readResponse()
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
+        for stylesheet in [plain, notModified] {
+            #expect(stylesheet.header("X-Content-Type-Options") == "nosniff")
+            #expect(stylesheet.header("Content-Security-Policy") == nil, "a stylesheet is no document")
+        }
 
         let assets = try StaticFiles(directory: harness.directory.path + "/public")
         let hashed = assets.url("app.css")
@@ -485,6 +490,7 @@ struct ServerTests {
         #expect(partial.status == 206)
         #expect(partial.text == "0123456789")
         #expect(partial.header("Content-Range") == "bytes 10-19/4000")
+        #expect(partial.header("Content-Security-Policy") == "default-src 'self'", "text may be opened as a page")
 
         try client.send(get("/static/data.txt", "Range: bytes=5000-\r\n"))
         let unsatisfiable = try client.readResponse()

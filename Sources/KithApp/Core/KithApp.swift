@@ -216,20 +216,24 @@ public final class KithApp: HTTPResponder {
         ])
     }
 
-    /// Headers on every response. The CSP allows no inline script; media and
-    /// image sources allow `blob:` for recording and photo previews.
-    static func securityHeaders() -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.add(
+    /// Headers on every response, and those only on responses a browser may
+    /// show as a page or run as a worker. The CSP allows no inline script;
+    /// media and image sources allow `blob:` for recording and photo
+    /// previews. A stylesheet, script or image needs only `nosniff`, which
+    /// is what stops a browser running or applying it under the wrong type.
+    static func securityHeaders() -> (every: HTTPHeaders, documents: HTTPHeaders) {
+        var every = HTTPHeaders()
+        every.add("X-Content-Type-Options", "nosniff")
+        var documents = HTTPHeaders()
+        documents.add(
             "Content-Security-Policy",
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
                 + "media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
                 + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-        headers.add("X-Content-Type-Options", "nosniff")
-        headers.add("Referrer-Policy", "strict-origin-when-cross-origin")
-        headers.add("Cross-Origin-Opener-Policy", "same-origin")
-        headers.add("Permissions-Policy", "camera=(self), microphone=(self), geolocation=(), interest-cohort=()")
-        return headers
+        documents.add("Referrer-Policy", "strict-origin-when-cross-origin")
+        documents.add("Cross-Origin-Opener-Policy", "same-origin")
+        documents.add("Permissions-Policy", "camera=(self), microphone=(self), geolocation=(), interest-cohort=()")
+        return (every, documents)
     }
 }
 

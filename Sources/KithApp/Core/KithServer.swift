@@ -22,7 +22,7 @@ public final class KithServer: Sendable {
         engine.maxConnectionsPerAddress = config.maxConnectionsPerAddress
         engine.uploadSpaceBytes = config.uploadSpaceBytes
         engine.uploadSpacePerAddressBytes = config.uploadSpacePerAddressBytes
-        engine.defaultHeaders = KithApp.securityHeaders()
+        (engine.defaultHeaders, engine.documentHeaders) = KithApp.securityHeaders()
         if let httpsPort = config.httpsPort, let domain = config.domain {
             let certificates = TLSCertificates(offeringH2: engine.http2)
             let paths = config.certificatePaths
