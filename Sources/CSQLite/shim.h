@@ -7,6 +7,11 @@ static inline int kith_sqlite3_config_multithread(void) {
 static inline int kith_sqlite3_config_memstatus(int on) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
 }
+// No page-cache memory supplied and no bulk allocation per connection: each
+// connection takes pages from the heap as it needs them.
+static inline int kith_sqlite3_config_pagecache_on_demand(void) {
+    return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+}
 // SQLITE_TRANSIENT is a cast macro Swift cannot import.
 static inline sqlite3_destructor_type kith_sqlite3_transient(void) {
     return SQLITE_TRANSIENT;

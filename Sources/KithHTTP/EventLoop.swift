@@ -53,7 +53,9 @@ final class EventLoop: @unchecked Sendable {
     private var cachedDateSecond = -1
     private var cachedDateLine: [UInt8] = []
     /// Reused for every read: connections copy only what they must keep.
-    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Not zero-filled: only bytes a read wrote are ever looked at, and
+    /// untouched pages cost an idle server no memory.
+    var scratch = [UInt8](unsafeUninitializedCapacity: 64 * 1024) { _, count in count = 64 * 1024 }
 
     private static let listenerTag: UInt64 = 1 << 40
     private static let wakeTag: UInt64 = 2 << 40

@@ -22,6 +22,12 @@ enum SQLiteLibrary {
         // Memory statistics take a global mutex on every allocation, which would
         // serialize otherwise independent connections.
         _ = kith_sqlite3_config_memstatus(0)
+        // Each connection would otherwise fill a block of twenty pages
+        // (about 87 KB) the moment it first reads, however few it uses; a
+        // server whose readers each touch a handful of pages holds that
+        // much per connection for nothing. The cache still grows, page by
+        // page, to its limit, and keeps what it took.
+        _ = kith_sqlite3_config_pagecache_on_demand()
         let rc = sqlite3_initialize()
         guard rc == SQLITE_OK else {
             return DatabaseError(resultCode: rc, message: "sqlite3_initialize failed")
