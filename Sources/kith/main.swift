@@ -61,7 +61,10 @@ case .serve:
     }
     // Serving from here on: what only start-up needed goes back. SQLite's
     // pages cached by the migrations, the heap they and the asset compression
-    // freed, and the start-up code.
+    // freed, and the start-up code. After the background threads' first runs
+    // (bounded: a long catch-up must not keep memory from going back), or
+    // their code would be let go of while they still run it, and fault back.
+    kith.waitForStartRuns(seconds: 10)
     kith.app.database.releaseMemory()
     _ = kith_trim_heap()
     _ = kith_release_startup_code()

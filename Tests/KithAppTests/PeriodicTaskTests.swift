@@ -43,6 +43,29 @@ struct PeriodicTaskTests {
         #expect(!overlapped.value)
     }
 
+    @Test("waiting for the first run returns once it finishes, gives up at its deadline, and never waits on a task not started")
+    func waitForFirstRun() {
+        let release = Locked(false)
+        let task = PeriodicTask("test-first-run", every: 3_600) {
+            while !release.value { usleep(5_000) }
+        }
+        #expect(task.waitForFirstRun(seconds: 5), "a task not started has nothing to wait for")
+        task.start()
+        defer { task.stop() }
+        let started = Date()
+        #expect(!task.waitForFirstRun(seconds: 0.2), "the run is still going")
+        #expect(Date().timeIntervalSince(started) < 5)
+        release.withLock { $0 = true }
+        #expect(task.waitForFirstRun(seconds: 30))
+        #expect(task.waitForFirstRun(seconds: 0), "once finished, it stays finished")
+    }
+
+    @Test("a server's background threads finish their start-up runs, and the server says so")
+    func serverSettles() throws {
+        let harness = try AppHarness()
+        #expect(harness.kith.waitForStartRuns(seconds: 30))
+    }
+
     @Test("stop wakes a sleeping task at once, waits for a run in progress, and nothing runs after it")
     func stopIsPromptAndJoins() {
         let runs = Locked(0)

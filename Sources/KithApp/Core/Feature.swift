@@ -132,11 +132,18 @@ public struct BackgroundTask: Sendable {
     public let name: String
     public let start: BackgroundTasks.Action
     public let stop: BackgroundTasks.Action
+    /// Waits at most the given seconds for the work the task does at start
+    /// (a sweep's catch-up); true when it is done. Nil: nothing to wait for.
+    public let settle: BackgroundTasks.Settle?
 
-    public init(_ name: String, start: @escaping BackgroundTasks.Action, stop: @escaping BackgroundTasks.Action) {
+    public init(
+        _ name: String, start: @escaping BackgroundTasks.Action, stop: @escaping BackgroundTasks.Action,
+        settle: BackgroundTasks.Settle? = nil
+    ) {
         self.name = name
         self.start = start
         self.stop = stop
+        self.settle = settle
     }
 }
 
@@ -159,7 +166,7 @@ extension KithApp {
                 scripts: section.scripts, start: section.start, render: section.render)
         }
         if let shortcuts = feature.shortcuts { manifestShortcuts.register(shortcuts) }
-        for task in feature.tasks { backgroundTasks.register(task.name, start: task.start, stop: task.stop) }
+        for task in feature.tasks { backgroundTasks.register(task) }
         if let gate = feature.requestGate { requestHooks.add(gate: gate) }
         if let badge = feature.viewerBadge { requestHooks.add(badge: badge) }
     }

@@ -87,7 +87,7 @@ public final class KithApp: HTTPResponder {
         // Every feature, in one visible list; routes match in this order.
         for make in Self.features { install(make(self)) }
         let onceSweep = OnceTokens.sweeper(self).backgroundTask
-        backgroundTasks.register(onceSweep.name, start: onceSweep.start, stop: onceSweep.stop)
+        backgroundTasks.register(onceSweep)
     }
 
     /// What Kith is made of. Core names none of them: each declares itself.

@@ -1,3 +1,4 @@
+import CKithShim
 import KithHTTP
 
 /// The app on the engine: what `kith serve` runs and what tests start on port 0.
@@ -56,6 +57,18 @@ public final class KithServer: Sendable {
         let port = try server.start()
         app.serverStarted(port: port, httpsPort: certificates == nil ? nil : server.httpsPort)
         return port
+    }
+
+    /// Waits, within `seconds`, for what the background threads do at start
+    /// (each sweep and scheduler catches up once), so start-up's memory can
+    /// be handed back after all of start-up's work rather than during it.
+    /// True when all of it finished in time.
+    @discardableResult
+    public func waitForStartRuns(seconds: Double) -> Bool {
+        let started = kith_monotonic_nanos()
+        let swept = app.notifications.waitForStartSweep(seconds: seconds)
+        let spent = Double(kith_monotonic_nanos() - started) / 1e9
+        return app.backgroundTasks.settleAll(seconds: max(0, seconds - spent)) && swept
     }
 
     /// Finishes in-flight requests, closes streams, then the database.

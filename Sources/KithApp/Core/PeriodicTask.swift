@@ -1,3 +1,4 @@
+import CKithShim
 import Glibc
 import KithHTTP
 import Synchronization
@@ -13,6 +14,8 @@ public final class PeriodicTask: Sendable {
         var stopping = false
         /// Set by `wake`: run again as soon as the current run ends.
         var woken = false
+        /// Runs finished, for `waitForFirstRun`.
+        var runs = 0
     }
 
     /// Names the thread, and the background task built from it.
@@ -30,7 +33,7 @@ public final class PeriodicTask: Sendable {
 
     /// Started with the server and stopped before the database closes.
     public var backgroundTask: BackgroundTask {
-        BackgroundTask(name, start: { self.start() }, stop: { self.stop() })
+        BackgroundTask(name, start: { self.start() }, stop: { self.stop() }, settle: { self.waitForFirstRun(seconds: $0) })
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -43,6 +46,9 @@ public final class PeriodicTask: Sendable {
                 while !isStopping {
                     work()
                     let stopping = monitor.withLock { () -> Bool in
+                        self.state.withLock { $0.runs += 1 }
+                        // For `waitForFirstRun`; this thread is not waiting yet.
+                        monitor.broadcast()
                         // Checked under the monitor's lock, which `stop`
                         // takes to broadcast: the wake-up cannot be missed.
                         if isStopping { return true }
@@ -55,6 +61,21 @@ public final class PeriodicTask: Sendable {
                     if stopping { return }
                 }
             }
+        }
+    }
+
+    /// Waits until the run made at start has finished, or `seconds` have
+    /// passed; true when it finished (or the task never started). For the
+    /// end of start-up, so what start-up touched is handed back after all of it.
+    public func waitForFirstRun(seconds: Double) -> Bool {
+        let deadline = kith_monotonic_nanos() &+ UInt64(max(0, seconds) * 1e9)
+        return monitor.withLock {
+            while state.withLock({ $0.runs == 0 && $0.thread != nil && !$0.stopping }) {
+                let now = kith_monotonic_nanos()
+                guard now < deadline else { return false }
+                _ = monitor.wait(seconds: Double(deadline - now) / 1e9)
+            }
+            return true
         }
     }
 

@@ -321,6 +321,11 @@ public final class Notifications: Sendable {
 
     func stop() { sweeper.withLock { $0 }?.stop() }
 
+    /// Waits at most `seconds` for the sweep made at start (`PeriodicTask.waitForFirstRun`).
+    func waitForStartSweep(seconds: Double) -> Bool {
+        sweeper.withLock { $0 }?.waitForFirstRun(seconds: seconds) ?? true
+    }
+
     private func sweepNow() {
         do {
             try sweep(now: clock())
