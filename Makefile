@@ -140,6 +140,7 @@ bench: release bench-deps
 	python3 Scripts/bench.py $(BENCH_ARGS)
 	python3 Scripts/bench_app.py $(APP_ARGS)
 	python3 Scripts/bench_sse.py $(SSE_ARGS)
+	python3 Scripts/bench_sse.py --streams 10000 --deferred-client
 	python3 Scripts/bench_live.py $(LIVE_ARGS)
 	python3 Scripts/bench_media.py $(MEDIA_ARGS)
 	python3 Scripts/bench_growth.py $(GROWTH_ARGS)
