@@ -46,4 +46,28 @@ struct LiveFanOutTests {
         #expect(first.writes == 3, "a stream that left is not written to")
         #expect(hub.openStreams == 1)
     }
+    @Test("streams leaving from the front, middle and end leave every other one hearing each publish exactly once")
+    func leavingKeepsTheRest() {
+        let hub = LiveHub(epoch: "ef56")
+        let sinks = (0..<6).map { _ in CountingSink() }
+        // One of them follows the topic twice over: it must hear each event once.
+        hub.attach(sinks[0], topics: ["tally:7", "tally:7"], cursor: nil, viewerKey: nil)
+        for sink in sinks.dropFirst() { hub.attach(sink, topics: ["tally:7"], cursor: nil, viewerKey: nil) }
+        hub.publish(topic: "tally:7", fragments: ["count"])
+        #expect(sinks.allSatisfy { $0.writes == 2 }, "the opening and one event each")
+
+        for leaving in [2, 5, 0] { sinks[leaving].close() }
+        hub.publish(topic: "tally:7", fragments: ["count"])
+        hub.publish(topic: "tally:7", fragments: ["count"])
+        for (index, sink) in sinks.enumerated() {
+            #expect(sink.writes == ([0, 2, 5].contains(index) ? 2 : 4), "sink \(index)")
+        }
+        #expect(hub.openStreams == 3)
+
+        let late = CountingSink()
+        hub.attach(late, topics: ["tally:7"], cursor: nil, viewerKey: nil)
+        hub.publish(topic: "tally:7", fragments: ["count"])
+        #expect(late.writes == 2)
+        #expect([1, 3, 4].allSatisfy { sinks[$0].writes == 5 })
+    }
 }

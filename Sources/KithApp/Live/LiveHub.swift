@@ -78,27 +78,67 @@ public final class LiveHub: Sendable {
         var droppedThrough: UInt64 = 0
         var lastPublished: UInt64 = 0
         init(droppedThrough: UInt64) { self.droppedThrough = droppedThrough }
-        var subscribers: [ObjectIdentifier: Subscriber] = [:] {
-            didSet { fanOut = nil }
-        }
-        /// The subscribers as a publish wants them, gathered at the first
-        /// publish after they last changed: streams come and go far less
-        /// often than events on a busy topic, and at ten thousand streams
-        /// walking the dictionary each time is a cost paid before any byte goes out.
-        var fanOut: FanOut?
+        var audience = Audience()
     }
 
-    /// One topic's subscribers split for writing: the engine's streams in
-    /// one batch, any other sink one by one.
-    struct FanOut {
-        var streams: [ResponseStream] = []
-        var others: [any LiveSink] = []
+    /// A topic's subscribers, kept the way a publish wants them: the
+    /// engine's streams in one array handed over as it is, any other sink
+    /// apart. Joining appends and leaving swaps the last entry into the
+    /// gap, so neither walks the list, and a publish never does more than
+    /// hand it over. Gathering it from the subscribers instead, at the first
+    /// publish after any of them came or went (which on a busy topic is
+    /// nearly every publish), cost a few milliseconds at ten thousand
+    /// streams before any byte went out.
+    struct Audience {
+        private(set) var streams: [ResponseStream] = []
+        private(set) var others: [any LiveSink] = []
+        /// Each subscriber's index in its array, and whose entry each index
+        /// holds, so the entry moved into a gap can be found again.
+        private var slots: [ObjectIdentifier: Int] = [:]
+        private var streamOwners: [ObjectIdentifier] = []
+        private var otherOwners: [ObjectIdentifier] = []
 
-        init(_ subscribers: some Collection<Subscriber>) {
-            streams.reserveCapacity(subscribers.count)
-            for subscriber in subscribers {
-                if let stream = subscriber.stream { streams.append(stream) } else { others.append(subscriber.sink) }
+        var isEmpty: Bool { slots.isEmpty }
+        var count: Int { slots.count }
+
+        /// Adds `subscriber` unless it is already here.
+        mutating func insert(_ subscriber: Subscriber) {
+            let id = ObjectIdentifier(subscriber)
+            guard slots[id] == nil else { return }
+            if let stream = subscriber.stream {
+                slots[id] = streams.count
+                streams.append(stream)
+                streamOwners.append(id)
+            } else {
+                slots[id] = others.count
+                others.append(subscriber.sink)
+                otherOwners.append(id)
             }
+        }
+
+        /// Takes `subscriber` out, if it is here. Call it while the
+        /// subscriber is alive: its identity is the key.
+        mutating func remove(_ subscriber: Subscriber) {
+            let id = ObjectIdentifier(subscriber)
+            guard let slot = slots.removeValue(forKey: id) else { return }
+            if subscriber.stream != nil {
+                Self.fillGap(at: slot, in: &streams, owners: &streamOwners, slots: &slots)
+            } else {
+                Self.fillGap(at: slot, in: &others, owners: &otherOwners, slots: &slots)
+            }
+        }
+
+        private static func fillGap<Element>(
+            at slot: Int, in items: inout [Element], owners: inout [ObjectIdentifier], slots: inout [ObjectIdentifier: Int]
+        ) {
+            let last = items.count - 1
+            if slot != last {
+                items.swapAt(slot, last)
+                owners.swapAt(slot, last)
+                slots[owners[slot]] = slot
+            }
+            items.removeLast()
+            owners.removeLast()
         }
 
         func write(_ bytes: [UInt8]) {
@@ -222,9 +262,7 @@ public final class LiveHub: Sendable {
         topicState.lastPublished = kith_monotonic_nanos()
         // Writing is an append under each stream's own lock; holding the hub's
         // lock meanwhile keeps every stream's events in id order.
-        let fanOut = topicState.fanOut ?? FanOut(topicState.subscribers.values)
-        topicState.fanOut = fanOut
-        fanOut.write(bytes)
+        topicState.audience.write(bytes)
         state.topics[topic] = topicState
     }
 
@@ -272,7 +310,7 @@ public final class LiveHub: Sendable {
             let id = ObjectIdentifier(subscriber)
             state.subscribers[id] = subscriber
             if let address { state.addresses[address, default: 0] += 1 }
-            for topic in topics { state.topics[topic, default: TopicState(droppedThrough: state.forgottenThrough)].subscribers[id] = subscriber }
+            for topic in topics { state.topics[topic, default: TopicState(droppedThrough: state.forgottenThrough)].audience.insert(subscriber) }
             if let viewerKey {
                 state.viewers[viewerKey, default: []].append(subscriber)
                 while let list = state.viewers[viewerKey], list.count > limits.maxStreamsPerViewer {
@@ -300,7 +338,7 @@ public final class LiveHub: Sendable {
     private static func remove(_ subscriber: Subscriber, from state: inout State) {
         let id = ObjectIdentifier(subscriber)
         guard state.subscribers.removeValue(forKey: id) != nil else { return }
-        for topic in subscriber.topics { state.topics[topic]?.subscribers[id] = nil }
+        for topic in subscriber.topics { state.topics[topic]?.audience.remove(subscriber) }
         if let key = subscriber.viewerKey {
             state.viewers[key]?.removeAll { $0 === subscriber }
             if state.viewers[key]?.isEmpty == true { state.viewers[key] = nil }
@@ -400,21 +438,21 @@ public final class LiveHub: Sendable {
         let lifetime = UInt64(limits.maxLifetimeSeconds * 1e9)
         let idle = UInt64(limits.idleTopicSeconds * 1e9)
         let subscribers = state.withLock { state -> [Subscriber] in
-            for (name, topic) in state.topics where topic.subscribers.isEmpty && now &- topic.lastPublished > idle {
+            for (name, topic) in state.topics where topic.audience.isEmpty && now &- topic.lastPublished > idle {
                 state.forgottenThrough = max(state.forgottenThrough, topic.events.last?.id ?? topic.droppedThrough)
                 state.topics[name] = nil
             }
             return Array(state.subscribers.values)
         }
-        var alive: [Subscriber] = []
+        var alive = Audience()
         for subscriber in subscribers {
             if now &- subscriber.opened > lifetime {
                 subscriber.sink.close()
             } else {
-                alive.append(subscriber)
+                alive.insert(subscriber)
             }
         }
-        FanOut(alive).write(ServerSentEvent.heartbeat)
+        alive.write(ServerSentEvent.heartbeat)
     }
 
     /// Closes every stream and stops the heartbeat thread.
