@@ -1,4 +1,3 @@
-import CKithShim
 import Synchronization
 
 /// Threads a feature runs beside the server (a scheduler, a sweeper):
@@ -6,8 +5,9 @@ import Synchronization
 /// register theirs once, while the app is built.
 public final class BackgroundTasks: Sendable {
     public typealias Action = @Sendable () -> Void
-    /// Waits at most the given seconds; true when the awaited work is done.
-    public typealias Settle = @Sendable (Double) -> Bool
+    /// Waits until the awaited work is done or the given instant
+    /// (`kith_monotonic_nanos`) passes; true when it is done.
+    public typealias Settle = @Sendable (_ deadline: UInt64) -> Bool
 
     private let tasks = Mutex<[BackgroundTask]>([])
 
@@ -24,15 +24,12 @@ public final class BackgroundTasks: Sendable {
         for task in tasks.withLock({ $0 }) { task.start() }
     }
 
-    /// Waits, within `seconds` in all, for each task's work at start; true
+    /// Waits, until `deadline` at most, for each task's work at start; true
     /// when all of it is done.
-    func settleAll(seconds: Double) -> Bool {
-        let deadline = kith_monotonic_nanos() &+ UInt64(max(0, seconds) * 1e9)
+    func settleAll(until deadline: UInt64) -> Bool {
         var settled = true
         for task in tasks.withLock({ $0 }) {
-            guard let settle = task.settle else { continue }
-            let now = kith_monotonic_nanos()
-            settled = settle(now < deadline ? Double(deadline - now) / 1e9 : 0) && settled
+            if let settle = task.settle { settled = settle(deadline) && settled }
         }
         return settled
     }

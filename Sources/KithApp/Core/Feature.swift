@@ -132,7 +132,7 @@ public struct BackgroundTask: Sendable {
     public let name: String
     public let start: BackgroundTasks.Action
     public let stop: BackgroundTasks.Action
-    /// Waits at most the given seconds for the work the task does at start
+    /// Waits, until a deadline at most, for the work the task does at start
     /// (a sweep's catch-up); true when it is done. Nil: nothing to wait for.
     public let settle: BackgroundTasks.Settle?
 

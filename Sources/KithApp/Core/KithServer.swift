@@ -1,4 +1,3 @@
-import CKithShim
 import KithHTTP
 
 /// The app on the engine: what `kith serve` runs and what tests start on port 0.
@@ -65,10 +64,9 @@ public final class KithServer: Sendable {
     /// True when all of it finished in time.
     @discardableResult
     public func waitForStartRuns(seconds: Double) -> Bool {
-        let started = kith_monotonic_nanos()
-        let swept = app.notifications.waitForStartSweep(seconds: seconds)
-        let spent = Double(kith_monotonic_nanos() - started) / 1e9
-        return app.backgroundTasks.settleAll(seconds: max(0, seconds - spent)) && swept
+        let deadline = PeriodicTask.deadline(afterSeconds: seconds)
+        let swept = app.notifications.waitForStartSweep(until: deadline)
+        return app.backgroundTasks.settleAll(until: deadline) && swept
     }
 
     /// Finishes in-flight requests, closes streams, then the database.

@@ -33,7 +33,7 @@ public final class PeriodicTask: Sendable {
 
     /// Started with the server and stopped before the database closes.
     public var backgroundTask: BackgroundTask {
-        BackgroundTask(name, start: { self.start() }, stop: { self.stop() }, settle: { self.waitForFirstRun(seconds: $0) })
+        BackgroundTask(name, start: { self.start() }, stop: { self.stop() }, settle: { self.waitForFirstRun(until: $0) })
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -68,8 +68,12 @@ public final class PeriodicTask: Sendable {
     /// passed; true when it finished (or the task never started). For the
     /// end of start-up, so what start-up touched is handed back after all of it.
     public func waitForFirstRun(seconds: Double) -> Bool {
-        let deadline = kith_monotonic_nanos() &+ UInt64(max(0, seconds) * 1e9)
-        return monitor.withLock {
+        waitForFirstRun(until: Self.deadline(afterSeconds: seconds))
+    }
+
+    /// The same, until an instant of `kith_monotonic_nanos`.
+    public func waitForFirstRun(until deadline: UInt64) -> Bool {
+        monitor.withLock {
             while state.withLock({ $0.runs == 0 && $0.thread != nil && !$0.stopping }) {
                 let now = kith_monotonic_nanos()
                 guard now < deadline else { return false }
@@ -77,6 +81,11 @@ public final class PeriodicTask: Sendable {
             }
             return true
         }
+    }
+
+    /// `seconds` from now on the monotonic clock, as the waits above take it.
+    public static func deadline(afterSeconds seconds: Double) -> UInt64 {
+        kith_monotonic_nanos() &+ UInt64(max(0, seconds) * 1e9)
     }
 
     /// Runs the work again now rather than at the next interval (new work

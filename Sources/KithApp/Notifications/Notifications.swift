@@ -321,9 +321,9 @@ public final class Notifications: Sendable {
 
     func stop() { sweeper.withLock { $0 }?.stop() }
 
-    /// Waits at most `seconds` for the sweep made at start (`PeriodicTask.waitForFirstRun`).
-    func waitForStartSweep(seconds: Double) -> Bool {
-        sweeper.withLock { $0 }?.waitForFirstRun(seconds: seconds) ?? true
+    /// Waits, until `deadline` at most, for the sweep made at start (`PeriodicTask.waitForFirstRun`).
+    func waitForStartSweep(until deadline: UInt64) -> Bool {
+        sweeper.withLock { $0 }?.waitForFirstRun(until: deadline) ?? true
     }
 
     private func sweepNow() {
