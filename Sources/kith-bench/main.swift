@@ -31,6 +31,22 @@ if CommandLine.arguments.dropFirst().first == "sse-clients" {
     exit(SSEClients.run(port: port, count: streams, topics: topics, hold: hold, deferReading: deferReading))
 }
 
+// `kith-bench sse-floor --port P [--threads N]`: the bare fan-out, a reference for the SSE benchmark.
+if CommandLine.arguments.dropFirst().first == "sse-floor" {
+    var port = 8080, threads = 2
+    var rest = CommandLine.arguments.dropFirst(2)
+    while let flag = rest.popFirst() {
+        switch flag {
+        case "--port": port = rest.popFirst().flatMap { Int($0) } ?? port
+        case "--threads": threads = rest.popFirst().flatMap { Int($0) } ?? threads
+        default:
+            Console.error("usage: kith-bench sse-floor --port P [--threads N]")
+            exit(2)
+        }
+    }
+    exit(SSEFloor.run(port: port, threads: max(1, threads)))
+}
+
 ShutdownSignal.blockSignals()
 
 struct Options {
