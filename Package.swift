@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "KithCrypto", dependencies: ["CCrypto", "CArgon2"], path: "Sources/KithCrypto"),
         // Media files as bytes: what a file is, what it says about where it
         // was made, and zip archives. Pure Swift, no I/O policy.
-        .target(name: "KithMedia", path: "Sources/KithMedia"),
+        .target(name: "KithMedia", dependencies: ["CZlib"], path: "Sources/KithMedia"),
         .target(
             name: "KithApp",
             dependencies: ["KithHTTP", "KithStorage", "KithTemplates", "KithCrypto", "KithMedia", "KithSync", "CCrypto", "CQREncode", "CSSL"],

@@ -1,53 +1,23 @@
+import CZlib
+
 /// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320): the checksum zip
 /// entries and PNG chunks carry.
 ///
-/// Slicing-by-8 tables, because the keepsake streams hundreds of megabytes of
-/// video through it: eight table lookups per eight bytes instead of a loop per
-/// byte.
+/// zlib's, not one of our own: the keepsake streams gigabytes of video
+/// through it. zlib's braided loop ran at 2.1 GB/s here, twice the 1.0 GB/s
+/// of the slicing-by-8 Swift loop it replaced when optimised, and forty times
+/// its speed in the debug build the tests run.
 struct CRC32: Sendable {
-    private static let tables: [[UInt32]] = {
-        var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
-        for index in 0..<256 {
-            var crc = UInt32(index)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            tables[0][index] = crc
-        }
-        for index in 0..<256 {
-            for slice in 1..<8 {
-                let previous = tables[slice - 1][index]
-                tables[slice][index] = (previous >> 8) ^ tables[0][Int(previous & 0xFF)]
-            }
-        }
-        return tables
-    }()
-
-    private var state: UInt32 = 0xFFFF_FFFF
+    private var state: UInt = 0
 
     init() {}
 
-    var value: UInt32 { state ^ 0xFFFF_FFFF }
+    var value: UInt32 { UInt32(truncatingIfNeeded: state) }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        var crc = state
-        Self.tables.withUnsafeBufferPointer { tables in
-            let t0 = tables[0], t1 = tables[1], t2 = tables[2], t3 = tables[3]
-            let t4 = tables[4], t5 = tables[5], t6 = tables[6], t7 = tables[7]
-            var index = 0
-            let count = bytes.count
-            while count - index >= 8 {
-                let low = crc ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
-                    | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
-                crc = t7[Int(low & 0xFF)] ^ t6[Int((low >> 8) & 0xFF)] ^ t5[Int((low >> 16) & 0xFF)]
-                    ^ t4[Int(low >> 24)] ^ t3[Int(bytes[index + 4])] ^ t2[Int(bytes[index + 5])]
-                    ^ t1[Int(bytes[index + 6])] ^ t0[Int(bytes[index + 7])]
-                index += 8
-            }
-            while index < count {
-                crc = (crc >> 8) ^ t0[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
-                index += 1
-            }
-        }
-        state = crc
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        // crc32_z takes a size_t length; crc32 only a 32-bit one.
+        state = crc32_z(state, base.assumingMemoryBound(to: UInt8.self), bytes.count)
     }
 
     mutating func update(_ bytes: [UInt8]) {
