@@ -27,7 +27,7 @@ import tempfile
 import urllib.request
 
 import bench_tls
-from benchkit import cpu_ticks_tree, free_port, print_targets, wait_for
+from benchkit import cpu_ticks_tree, free_port, print_targets, start
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELEASE = os.path.join(ROOT, ".build", "release")
@@ -62,13 +62,6 @@ def wrk(url, connections, seconds, pid, headers=()):
     cpu_us = (after - before) * 1e6 / CLK_TCK / total if pid and total else float("nan")
     return {"rps": rps, "p50": p50, "p99": p99, "cpu": cpu_us,
             "errors": (int(errors.group(1)) if errors else 0), "socket": socket_errors.group(1) if socket_errors else ""}
-
-
-def start(command, port, env=None, log=None):
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
-                               env=env, cwd=ROOT)
-    wait_for(port)
-    return process
 
 
 def nginx_config(directory, port, public):

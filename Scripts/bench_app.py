@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from benchkit import cpu_ticks, free_port, print_targets, rss_kib, stop_all, wait_for
+from benchkit import cpu_ticks, free_port, print_targets, rss_kib, start, stop_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KITH_BUILD", os.path.join(ROOT, ".build", "release"))
@@ -54,12 +54,6 @@ def wrk(url, connections, seconds, pid):
         "cpu": (after - before) * 1e6 / CLK_TCK / total if total else float("nan"),
         "errors": int(errors.group(1)) if errors else 0,
     }
-
-
-def start(command, port):
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    wait_for(port)
-    return process
 
 
 def smaps(pid):

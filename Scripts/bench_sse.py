@@ -43,7 +43,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from benchkit import free_port, print_targets, rss_kib, wait_for
+from benchkit import free_port, print_targets, rss_kib, start, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KITH_BUILD", os.path.join(ROOT, ".build", "release"))
@@ -187,24 +187,11 @@ def stop_strace(tracer):
     return calls
 
 
-def start(command, port):
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    try:
-        wait_for(port)
-    except RuntimeError:
-        server.kill()
-        raise
+def start_settled(command, port):
+    """`benchkit.start`, then a moment for the server's start-up work to end."""
+    server = start(command, port)
     time.sleep(0.3)
     return server
-
-
-def stop(server):
-    server.send_signal(signal.SIGTERM)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
 
 
 def measure_kith(count, syscalls, deferred):
@@ -212,20 +199,19 @@ def measure_kith(count, syscalls, deferred):
     port = free_port()
     # Every stream comes from 127.0.0.1: the per-address caps, which guard
     # a real server against one client, would refuse all but the first few.
-    server = start([KITH, "serve", "--dev", "--quiet", "--port", str(port), "--data", scratch,
+    server = start_settled([KITH, "serve", "--dev", "--quiet", "--port", str(port), "--data", scratch,
                     "--max-connections-per-address", str(count + 64),
                     "--streams-per-address", str(count + 64)], port)
     try:
         cookie, token = form_token(port)
         return run(port, server.pid, count, lambda: publish(port, cookie, token), syscalls=syscalls, deferred=deferred)
     finally:
-        stop(server)
-        subprocess.run(["rm", "-rf", scratch])
+        stop(server, scratch)
 
 
 def measure_floor(count, deferred):
     port = free_port()
-    server = start([BENCH, "sse-floor", "--port", str(port)], port)
+    server = start_settled([BENCH, "sse-floor", "--port", str(port)], port)
     try:
         return run(port, server.pid, count, lambda: publish_floor(port), deferred=deferred)
     finally:

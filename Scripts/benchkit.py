@@ -25,6 +25,22 @@ def wait_for(port, timeout=20):
     raise RuntimeError(f"nothing listening on {port}")
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def start(command, port, env=None, log=None):
+    """Starts a server from the repository's root, its output discarded (its
+    errors to `log` if given), and returns once `port` accepts connections."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL,
+                               env=env, cwd=ROOT)
+    try:
+        wait_for(port)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process
+
+
 def cpu_ticks(pid):
     """User plus system time of a process, in clock ticks."""
     with open(f"/proc/{pid}/stat") as f:
